@@ -1,0 +1,250 @@
+import { readFileSync } from 'node:fs';
+import cron from 'node-cron';
+
+/** Every setting of loyalty-sync. `config/default.json` holds the defaults; see the README for each key. */
+export interface Config {
+  api: {
+    baseUrl: string;
+    /** From LOYALTY_API_KEY only, so it never sits in a config file. */
+    apiKey: string;
+    pageSize: number;
+    requestsPerSecond: number;
+    burst: number;
+    slowdownAfter429Ms: number;
+    requestTimeoutMs: number;
+    retry: { attempts: number; minDelayMs: number; maxDelayMs: number; maxElapsedMs: number };
+  };
+  db: { path: string };
+  sync: {
+    streams: StreamName[];
+    idOverlapHours: number;
+    updatedAtOverlapMinutes: number;
+    lookbackDays: number;
+    refreshIntervalHours: number;
+  };
+  push: { concurrency: number; maxAttempts: number; backoffBaseMs: number; backoffMaxMs: number };
+  export: {
+    dir: string;
+    formats: ExportFormat[];
+    retainRuns: number;
+    csvFormulaGuard: boolean;
+    parquetRowGroupSize: number;
+  };
+  schedule: { timezone: string; sync: string; push: string; refresh: string; export: string };
+  runtime: { lockLeaseSeconds: number; shutdownDeadlineSeconds: number };
+  log: { level: LogLevel };
+}
+
+export const STREAM_NAMES = ['customers', 'orders', 'activities', 'transactions', 'unsubscribes'] as const;
+export type StreamName = (typeof STREAM_NAMES)[number];
+export const EXPORT_FORMATS = ['csv', 'parquet'] as const;
+export type ExportFormat = (typeof EXPORT_FORMATS)[number];
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+/** A config problem the user can fix; the CLI prints its message and exits 2. */
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError';
+}
+
+/** Environment variables that override the files (a DESIGN.md contract). */
+const ENV_OVERRIDES: ReadonlyArray<[variable: string, path: string]> = [
+  ['LOYALTY_BASE_URL', 'api.baseUrl'],
+  ['LOYALTY_DB', 'db.path'],
+  ['LOYALTY_EXPORT_DIR', 'export.dir'],
+  ['LOG_LEVEL', 'log.level'],
+];
+
+export const DEFAULT_CONFIG_PATH = new URL('../config/default.json', import.meta.url);
+
+type Json = string | number | boolean | null | Json[] | { [key: string]: Json };
+type JsonObject = { [key: string]: Json };
+
+export interface LoadConfigOptions {
+  /** `--config FILE`; falls back to LOYALTY_CONFIG. */
+  file?: string;
+  env?: NodeJS.ProcessEnv;
+  /** Applied after the files and before the environment (used by `demo` and tests). */
+  overrides?: DeepPartial<Omit<Config, 'api'>> & { api?: Partial<Config['api']> };
+}
+
+export type DeepPartial<T> = { [K in keyof T]?: T[K] extends object ? (T[K] extends unknown[] ? T[K] : DeepPartial<T[K]>) : T[K] };
+
+/** Defaults, then the user file, then overrides, then the environment; validated once and frozen. */
+export function loadConfig(options: LoadConfigOptions = {}): Readonly<Config> {
+  const env = options.env ?? process.env;
+  const defaults = readJsonObject(DEFAULT_CONFIG_PATH, 'the default config');
+  const merged = structuredClone(defaults);
+
+  const file = options.file ?? env.LOYALTY_CONFIG;
+  if (file) mergeChecked(merged, readJsonObject(file, `config file ${file}`), '');
+  if (options.overrides) mergeChecked(merged, options.overrides as JsonObject, '');
+  for (const [variable, path] of ENV_OVERRIDES) {
+    const value = env[variable];
+    if (value !== undefined && value !== '') setPath(merged, path, value);
+  }
+
+  const config = merged as unknown as Config;
+  config.api.apiKey = env.LOYALTY_API_KEY ?? config.api.apiKey ?? '';
+  validate(config);
+  return deepFreeze(config);
+}
+
+function readJsonObject(path: string | URL, what: string): JsonObject {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    throw new ConfigError(`Cannot read ${what}: ${(error as NodeJS.ErrnoException).code ?? String(error)}.`);
+  }
+  let parsed: Json;
+  try {
+    parsed = JSON.parse(text) as Json;
+  } catch (error) {
+    throw new ConfigError(`${what} is not valid JSON: ${(error as Error).message}.`);
+  }
+  if (!isObject(parsed)) throw new ConfigError(`${what} must hold a JSON object, got ${describe(parsed)}.`);
+  return parsed;
+}
+
+/** Copies `source` into `target`, refusing keys the defaults do not have and values of another type. */
+function mergeChecked(target: JsonObject, source: JsonObject, prefix: string): void {
+  for (const [key, value] of Object.entries(source)) {
+    const path = prefix ? `${prefix}.${key}` : key;
+    if (value === undefined) continue;
+    if (!(key in target) && !(path === 'api.apiKey')) {
+      throw new ConfigError(`Unknown config key "${path}"; expected one of: ${Object.keys(target).map((k) => (prefix ? `${prefix}.${k}` : k)).join(', ')}.`);
+    }
+    const current = target[key];
+    if (isObject(current)) {
+      if (!isObject(value)) throw new ConfigError(`Config key "${path}" is ${describe(value)}; expected an object.`);
+      mergeChecked(current, value, path);
+    } else {
+      if (current !== undefined && typeOf(current) !== typeOf(value)) {
+        throw new ConfigError(`Config key "${path}" is ${describe(value)}; expected ${typeOf(current)}.`);
+      }
+      target[key] = value;
+    }
+  }
+}
+
+function setPath(target: JsonObject, path: string, value: string): void {
+  const keys = path.split('.');
+  let node = target;
+  for (const key of keys.slice(0, -1)) node = node[key] as JsonObject;
+  node[keys[keys.length - 1]] = value;
+}
+
+function validate(config: Config): void {
+  validateBaseUrl(config.api.baseUrl);
+  integer('api.pageSize', config.api.pageSize, 1, 500);
+  positive('api.requestsPerSecond', config.api.requestsPerSecond);
+  integer('api.burst', config.api.burst, 1);
+  integer('api.slowdownAfter429Ms', config.api.slowdownAfter429Ms, 0);
+  integer('api.requestTimeoutMs', config.api.requestTimeoutMs, 1);
+  integer('api.retry.attempts', config.api.retry.attempts, 0, 100);
+  integer('api.retry.minDelayMs', config.api.retry.minDelayMs, 0);
+  integer('api.retry.maxDelayMs', config.api.retry.maxDelayMs, config.api.retry.minDelayMs);
+  integer('api.retry.maxElapsedMs', config.api.retry.maxElapsedMs, 0);
+  nonEmpty('db.path', config.db.path);
+  oneOfEach('sync.streams', config.sync.streams, STREAM_NAMES);
+  positive('sync.idOverlapHours', config.sync.idOverlapHours, true);
+  positive('sync.updatedAtOverlapMinutes', config.sync.updatedAtOverlapMinutes, true);
+  positive('sync.lookbackDays', config.sync.lookbackDays);
+  positive('sync.refreshIntervalHours', config.sync.refreshIntervalHours);
+  integer('push.concurrency', config.push.concurrency, 1, 64);
+  integer('push.maxAttempts', config.push.maxAttempts, 1);
+  integer('push.backoffBaseMs', config.push.backoffBaseMs, 0);
+  integer('push.backoffMaxMs', config.push.backoffMaxMs, config.push.backoffBaseMs);
+  nonEmpty('export.dir', config.export.dir);
+  oneOfEach('export.formats', config.export.formats, EXPORT_FORMATS);
+  if (config.export.formats.length === 0) throw new ConfigError('Config key "export.formats" is empty; expected at least one of csv, parquet.');
+  integer('export.retainRuns', config.export.retainRuns, 1);
+  integer('export.parquetRowGroupSize', config.export.parquetRowGroupSize, 1000);
+  validateTimezone(config.schedule.timezone);
+  for (const job of ['sync', 'push', 'refresh', 'export'] as const) {
+    const expression = config.schedule[job];
+    if (!cron.validate(expression)) {
+      throw new ConfigError(`Config key "schedule.${job}" is "${expression}"; expected a cron expression such as "*/15 * * * *".`);
+    }
+  }
+  integer('runtime.lockLeaseSeconds', config.runtime.lockLeaseSeconds, 1);
+  positive('runtime.shutdownDeadlineSeconds', config.runtime.shutdownDeadlineSeconds);
+  if (!(LOG_LEVELS as readonly string[]).includes(config.log.level)) {
+    throw new ConfigError(`Config key "log.level" (or LOG_LEVEL) is "${config.log.level}"; expected one of ${LOG_LEVELS.join(', ')}.`);
+  }
+}
+
+const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
+
+/** Plain http would send the Bearer key in clear, so it is only allowed where nothing leaves the machine. */
+function validateBaseUrl(value: string): void {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new ConfigError(`Config key "api.baseUrl" (or LOYALTY_BASE_URL) is "${value}"; expected an http(s) URL such as https://api.example.com.`);
+  }
+  if (url.protocol === 'https:') return;
+  if (url.protocol === 'http:' && (LOOPBACK_HOSTS.has(url.hostname) || url.hostname.startsWith('127.'))) return;
+  if (url.protocol === 'http:') {
+    throw new ConfigError(`Config key "api.baseUrl" (or LOYALTY_BASE_URL) is "${value}"; expected https, since plain http is allowed only for loopback addresses.`);
+  }
+  throw new ConfigError(`Config key "api.baseUrl" (or LOYALTY_BASE_URL) is "${value}"; expected an http(s) URL.`);
+}
+
+function validateTimezone(value: string): void {
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: value });
+  } catch {
+    throw new ConfigError(`Config key "schedule.timezone" is "${value}"; expected an IANA time zone such as UTC or Europe/Paris.`);
+  }
+}
+
+function integer(key: string, value: number, min: number, max = Number.MAX_SAFE_INTEGER): void {
+  if (!Number.isInteger(value) || value < min || value > max) {
+    const range = max === Number.MAX_SAFE_INTEGER ? `an integer >= ${min}` : `an integer from ${min} to ${max}`;
+    throw new ConfigError(`Config key "${key}" is ${describe(value)}; expected ${range}.`);
+  }
+}
+
+function positive(key: string, value: number, allowZero = false): void {
+  if (typeof value !== 'number' || !Number.isFinite(value) || value < 0 || (!allowZero && value === 0)) {
+    throw new ConfigError(`Config key "${key}" is ${describe(value)}; expected a ${allowZero ? 'non-negative' : 'positive'} number.`);
+  }
+}
+
+function nonEmpty(key: string, value: string): void {
+  if (typeof value !== 'string' || value.trim() === '') throw new ConfigError(`Config key "${key}" is ${describe(value)}; expected a non-empty path.`);
+}
+
+function oneOfEach<T extends string>(key: string, values: readonly string[], allowed: readonly T[]): void {
+  if (!Array.isArray(values)) throw new ConfigError(`Config key "${key}" is ${describe(values)}; expected an array.`);
+  for (const value of values) {
+    if (!(allowed as readonly string[]).includes(value)) {
+      throw new ConfigError(`Config key "${key}" contains ${describe(value)}; expected only ${allowed.join(', ')}.`);
+    }
+  }
+}
+
+function isObject(value: unknown): value is JsonObject {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function typeOf(value: unknown): string {
+  if (Array.isArray(value)) return 'an array';
+  if (value === null) return 'null';
+  return `a ${typeof value}`;
+}
+
+function describe(value: unknown): string {
+  return `${JSON.stringify(value)} (${typeOf(value)})`;
+}
+
+function deepFreeze<T>(value: T): T {
+  if (typeof value === 'object' && value !== null) {
+    for (const child of Object.values(value)) deepFreeze(child);
+    Object.freeze(value);
+  }
+  return value;
+}

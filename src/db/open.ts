@@ -1,0 +1,34 @@
+import { closeSync, mkdirSync, openSync } from 'node:fs';
+import { dirname } from 'node:path';
+import Database from 'better-sqlite3';
+import { migrate } from './migrate.js';
+
+export type Db = Database.Database;
+
+export interface OpenOptions {
+  readonly?: boolean;
+  /** How long a writer waits for another connection's lock before failing. */
+  busyTimeoutMs?: number;
+}
+
+/**
+ * Opens (creating if needed) the mirror and brings its schema up to date.
+ * The file holds customers' emails, so it is created readable by its owner only;
+ * SQLite gives the -wal and -shm files the same mode.
+ */
+export function openDatabase(path: string, options: OpenOptions = {}): Db {
+  if (!options.readonly && path !== ':memory:') {
+    mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+    closeSync(openSync(path, 'a', 0o600));
+  }
+  const db = new Database(path, { readonly: options.readonly ?? false, fileMustExist: options.readonly ?? false });
+  db.pragma(`busy_timeout = ${options.busyTimeoutMs ?? 10_000}`);
+  if (!options.readonly) {
+    db.pragma('journal_mode = WAL');
+    // WAL with synchronous=NORMAL never corrupts and never loses a committed transaction on a process crash;
+    // only an OS crash may drop the last commits, which the next incremental sync re-reads anyway.
+    db.pragma('synchronous = NORMAL');
+    migrate(db);
+  }
+  return db;
+}

@@ -1,0 +1,56 @@
+import type { StreamName } from '../config.js';
+
+/**
+ * How a mirror column is typed. SQLite stores integer/boolean as INTEGER (booleans 0/1),
+ * the rest as TEXT; exports use this to type Parquet columns.
+ * - decimal: money as the API's exact decimal string, never a float.
+ * - timestamp: ISO 8601 text exactly as the API sent it.
+ * - json: a nested object or array, as JSON text.
+ */
+export type ColumnType = 'integer' | 'text' | 'boolean' | 'timestamp' | 'decimal' | 'json';
+
+export interface ColumnSpec {
+  /** Column name in the mirror table and in exports. */
+  name: string;
+  type: ColumnType;
+  /** Where the value sits in the API record, e.g. ['customer', 'id']. */
+  path: readonly string[];
+}
+
+/**
+ * How new and changed records are found:
+ * - since-id: ids above the stored maximum, minus an overlap of ids created shortly before it
+ *   (late-visible ids); `refresh` adds a periodic re-read of a lookback window for records that change.
+ * - updated-at: records updated since the stored watermark minus an overlap, sorted by updated_at.
+ * - full-walk: the whole list every run (no cursor, no filters); what is gone gets a tombstone.
+ */
+export type SyncStrategy =
+  | { kind: 'since-id'; refresh?: 'created-at-window' | 'from-oldest-id-in-window' }
+  | { kind: 'updated-at' }
+  | { kind: 'full-walk' };
+
+/** A stream declared as data: one engine runs every declaration. */
+export interface StreamDefinition {
+  name: StreamName;
+  /** API path under the base URL. */
+  endpoint: string;
+  /** Key of the array in the list response; null when the response is a bare array. */
+  listKey: string | null;
+  keyType: 'integer' | 'text';
+  strategy: SyncStrategy;
+  /** Typed columns beside `id`, `raw` and the bookkeeping columns. */
+  columns: readonly ColumnSpec[];
+}
+
+export const col = (name: string, type: ColumnType, ...path: string[]): ColumnSpec => ({
+  name,
+  type,
+  path: path.length > 0 ? path : [name],
+});
+
+/** The customer summary that orders, activities and transactions embed, flattened. */
+export const CUSTOMER_SUMMARY_COLUMNS: readonly ColumnSpec[] = [
+  col('customer_id', 'integer', 'customer', 'id'),
+  col('customer_merchant_id', 'text', 'customer', 'merchant_id'),
+  col('customer_email', 'text', 'customer', 'email'),
+];

@@ -1,0 +1,67 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from '../../src/config.js';
+
+function userFile(content: unknown): string {
+  const dir = mkdtempSync(join(tmpdir(), 'ls-config-'));
+  const file = join(dir, 'config.json');
+  writeFileSync(file, typeof content === 'string' ? content : JSON.stringify(content));
+  return file;
+}
+
+describe('loadConfig', () => {
+  it('uses the defaults, then the user file, then the environment', () => {
+    const file = userFile({ api: { pageSize: 200 }, db: { path: '/from/file.db' } });
+    const config = loadConfig({
+      file,
+      env: { LOYALTY_DB: '/from/env.db', LOYALTY_API_KEY: 'k-123456', LOYALTY_BASE_URL: 'https://api.example.com', LOG_LEVEL: 'warn' },
+    });
+    expect(config.api.pageSize).toBe(200);
+    expect(config.db.path).toBe('/from/env.db');
+    expect(config.api.apiKey).toBe('k-123456');
+    expect(config.api.baseUrl).toBe('https://api.example.com');
+    expect(config.log.level).toBe('warn');
+    expect(config.api.requestsPerSecond).toBe(20);
+    expect(Object.isFrozen(config.api)).toBe(true);
+  });
+
+  it('reads LOYALTY_CONFIG when no --config is given', () => {
+    const file = userFile({ export: { retainRuns: 3 } });
+    expect(loadConfig({ env: { LOYALTY_CONFIG: file } }).export.retainRuns).toBe(3);
+  });
+
+  const bad: Array<[string, unknown, RegExp]> = [
+    ['a wrong type', { api: { pageSize: '500' } }, /"api\.pageSize" is "500" \(a string\); expected a number/],
+    ['an unknown key', { sync: { lookbakDays: 3 } }, /Unknown config key "sync\.lookbakDays"/],
+    ['a bad cron expression', { schedule: { sync: 'every 5 minutes' } }, /"schedule\.sync" is "every 5 minutes"; expected a cron expression/],
+    ['a non-http base URL', { api: { baseUrl: 'ftp://api.example.com' } }, /"api\.baseUrl".*"ftp:\/\/api\.example\.com"; expected an http\(s\) URL/],
+    ['plain http to a remote host', { api: { baseUrl: 'http://api.example.com' } }, /"api\.baseUrl".*expected https, since plain http is allowed only for loopback/],
+    ['a page size over the API limit', { api: { pageSize: 501 } }, /"api\.pageSize" is 501 .*from 1 to 500/],
+    ['an unknown stream', { sync: { streams: ['customers', 'reviews'] } }, /"sync\.streams" contains "reviews"/],
+    ['a bad time zone', { schedule: { timezone: 'Mars/Olympus' } }, /"schedule\.timezone" is "Mars\/Olympus"/],
+  ];
+  for (const [what, content, message] of bad) {
+    it(`refuses ${what}, naming the key and the value`, () => {
+      const file = userFile(content);
+      expect(() => loadConfig({ file, env: {} })).toThrow(ConfigError);
+      expect(() => loadConfig({ file, env: {} })).toThrow(message);
+    });
+  }
+
+  it('allows plain http on loopback addresses only', () => {
+    for (const url of ['http://127.0.0.1:8080', 'http://localhost:1', 'http://[::1]:9000']) {
+      expect(loadConfig({ env: { LOYALTY_BASE_URL: url } }).api.baseUrl).toBe(url);
+    }
+  });
+
+  it('refuses a bad LOG_LEVEL from the environment', () => {
+    expect(() => loadConfig({ env: { LOG_LEVEL: 'loud' } })).toThrow(/"log\.level" \(or LOG_LEVEL\) is "loud"/);
+  });
+
+  it('names the file when it is not JSON', () => {
+    const file = userFile('{ "api": ');
+    expect(() => loadConfig({ file, env: {} })).toThrow(new RegExp(`config file .*config\\.json is not valid JSON`));
+  });
+});
