@@ -1,0 +1,315 @@
+import type { Config } from '../config.js';
+import { registerSecret, type Logger } from '../log.js';
+import { ApiError, kindAfterSending, kindOfStatus, parseErrorBody } from './errors.js';
+import { HttpTransport, type HttpRequest, type HttpResponse, type QueryValue } from './http.js';
+import { RateLimiter } from './rateLimiter.js';
+import { parseRetryAfter, withRetry, type RetryPolicy } from './retry.js';
+import type {
+  Activity,
+  AddPointsBody,
+  ClaimedReward,
+  ClaimRewardBody,
+  CreateOrderBody,
+  Customer,
+  Identity,
+  Order,
+  OrderDetail,
+  Review,
+  Transaction,
+  UnsubscribeEntry,
+  UpdateReviewBody,
+} from './types.js';
+
+export interface ApiClientOptions {
+  baseUrl: string;
+  apiKey: string;
+  requestTimeoutMs: number;
+  /** Sent as `limit` on every list request (spec part 8: 1 to 500). */
+  pageSize: number;
+  retry: RetryPolicy;
+  /** Shared by every client of the process, so pull and push together stay under the rate. */
+  limiter: RateLimiter;
+  logger: Logger;
+}
+
+export interface CallOptions {
+  signal?: AbortSignal;
+  /** Default true. Push passes false: its queue keeps the backoff state across runs. */
+  retry?: boolean;
+}
+
+export interface Page<T> {
+  items: T[];
+  /** The cursor that fetches the following page; null at the end. Checkpoint it with the page. */
+  nextCursor: string | null;
+}
+
+export type ListName = 'customers' | 'orders' | 'activities' | 'transactions';
+
+/** Filters of the list endpoints (spec part 4); each list honours the ones it documents. */
+export interface ListParams {
+  since_id?: number;
+  created_at_min?: string;
+  created_at_max?: string;
+  updated_at_min?: string;
+  updated_at_max?: string;
+  sort_field?: 'id' | 'updated_at';
+  sort_direction?: 'asc' | 'desc';
+  email?: string;
+  /** The transactions filter by customer; the spec does not show its name. */
+  customer_id?: number;
+}
+
+export interface ApiStats {
+  /** HTTP exchanges started, retries included. */
+  requests: number;
+  retries: number;
+  /** Responses with status 429. */
+  rateLimited: number;
+  /** Calls that ended in an error after their retries. */
+  failures: number;
+}
+
+/** An endpoint is data: its path, the key holding its array, and query parameters it always needs. */
+const LISTS: Record<ListName, { path: string; key: ListName; fixed?: Record<string, QueryValue> }> = {
+  customers: { path: '/v2/customers', key: 'customers' },
+  orders: { path: '/v2/orders', key: 'orders' },
+  activities: { path: '/v2/activities', key: 'activities' },
+  // The transactions list can also answer CSV (spec part 4); the mirror needs JSON.
+  transactions: { path: '/v2/transactions', key: 'transactions', fixed: { format: 'json' } },
+};
+
+const UNSUBSCRIBES_PATH = '/v2/loyalty_emails/unsubscribes';
+
+/** One typed function per endpoint of the Admin API v2, with retries, rate limiting and typed errors. */
+export class ApiClient {
+  readonly stats: ApiStats = { requests: 0, retries: 0, rateLimited: 0, failures: 0 };
+  readonly #transport: HttpTransport;
+  readonly #limiter: RateLimiter;
+  readonly #logger: Logger;
+  readonly #retry: RetryPolicy;
+  readonly #pageSize: number;
+
+  constructor(options: ApiClientOptions) {
+    this.#transport = new HttpTransport(options);
+    this.#limiter = options.limiter;
+    this.#logger = options.logger;
+    this.#retry = options.retry;
+    this.#pageSize = options.pageSize;
+  }
+
+  /** One page. With a cursor only `cursor` and `limit` are sent: the cursor carries the filters. */
+  fetchPage<T>(list: ListName, params: ListParams, cursor?: string | null, options: CallOptions = {}): Promise<Page<T>> {
+    const { path, key, fixed } = LISTS[list];
+    const query: Record<string, QueryValue> = cursor
+      ? { cursor, limit: this.#pageSize }
+      : { ...fixed, ...params, limit: this.#pageSize };
+    return this.#call({ method: 'GET', path, query }, options, (response) => {
+      const body = readJson(response, path, 'GET');
+      const items = field(body, key);
+      if (!Array.isArray(items)) throw contractError('GET', path, `the response has no "${key}" array`);
+      return { items: items as T[], nextCursor: nextCursor(field(body, 'cursor')) };
+    });
+  }
+
+  /** Follows `cursor.next` from `options.cursor` (or the start) until null, one page at a time. */
+  async *pages<T>(list: ListName, params: ListParams, options: CallOptions & { cursor?: string | null } = {}): AsyncGenerator<Page<T>> {
+    let cursor = options.cursor ?? null;
+    const seen = new Set<string>(cursor ? [cursor] : []);
+    do {
+      const page = await this.fetchPage<T>(list, params, cursor, options);
+      yield page;
+      cursor = page.nextCursor;
+      if (cursor !== null) {
+        if (seen.has(cursor)) throw contractError('GET', LISTS[list].path, 'the API returned a cursor it had returned before, so the list would never end');
+        seen.add(cursor);
+      }
+    } while (cursor !== null);
+  }
+
+  listCustomers(params: ListParams = {}, options?: CallOptions & { cursor?: string | null }): AsyncGenerator<Page<Customer>> {
+    return this.pages<Customer>('customers', params, options);
+  }
+
+  listOrders(params: ListParams = {}, options?: CallOptions & { cursor?: string | null }): AsyncGenerator<Page<Order>> {
+    return this.pages<Order>('orders', params, options);
+  }
+
+  listActivities(params: ListParams = {}, options?: CallOptions & { cursor?: string | null }): AsyncGenerator<Page<Activity>> {
+    return this.pages<Activity>('activities', params, options);
+  }
+
+  listTransactions(params: ListParams = {}, options?: CallOptions & { cursor?: string | null }): AsyncGenerator<Page<Transaction>> {
+    return this.pages<Transaction>('transactions', params, options);
+  }
+
+  /** The unsubscribe list has no cursor: walk `page` until a short or empty page. */
+  async *unsubscribePages(options: CallOptions & { startPage?: number } = {}): AsyncGenerator<{ items: UnsubscribeEntry[]; page: number }> {
+    let previousFirstId: string | undefined;
+    for (let page = options.startPage ?? 1; ; page++) {
+      const query = { page, limit: this.#pageSize };
+      const items = await this.#call({ method: 'GET', path: UNSUBSCRIBES_PATH, query }, options, (response) => {
+        const body = readJson(response, UNSUBSCRIBES_PATH, 'GET');
+        if (!Array.isArray(body)) throw contractError('GET', UNSUBSCRIBES_PATH, 'the response is not an array');
+        return body as UnsubscribeEntry[];
+      });
+      if (items.length === 0) return;
+      // A server that ignored `page` would return page 1 forever.
+      if (items[0].id === previousFirstId) throw contractError('GET', UNSUBSCRIBES_PATH, `page ${page} repeats page ${page - 1}`);
+      yield { items, page };
+      if (items.length < this.#pageSize) return;
+      previousFirstId = items[0].id;
+    }
+  }
+
+  /** The order with this merchant id, or null when the API answers 404. */
+  getOrder(merchantId: string, options: CallOptions = {}): Promise<OrderDetail | null> {
+    const path = `/v2/orders/${segment(merchantId)}`;
+    return this.#call({ method: 'GET', path }, options, (response) => {
+      if (response.status === 404) return null;
+      const body = readJson(response, path, 'GET');
+      if (!isObject(body)) throw contractError('GET', path, 'the response is not an object');
+      return body as OrderDetail;
+    }, [404]);
+  }
+
+  /** 201 with an empty body; the status alone says the order was created. */
+  createOrder(body: CreateOrderBody, options: CallOptions = {}): Promise<void> {
+    return this.#call({ method: 'POST', path: '/v2/orders', body }, options, () => undefined);
+  }
+
+  /** Not idempotent: a failure after sending is `ambiguous`, never retried here. */
+  addPoints(customerMerchantId: string, body: AddPointsBody, options: CallOptions = {}): Promise<void> {
+    return this.#call({ method: 'POST', path: `/v2/customers/${segment(customerMerchantId)}/points`, body }, options, () => undefined);
+  }
+
+  /** Not idempotent: a failure after sending is `ambiguous`, never retried here. */
+  claimReward(customerMerchantId: string, body: ClaimRewardBody, options: CallOptions = {}): Promise<ClaimedReward> {
+    const path = `/v2/customers/${segment(customerMerchantId)}/claimed_rewards`;
+    return this.#call({ method: 'POST', path, body }, options, (response) => objectUnder<ClaimedReward>(response, 'POST', path, 'claimed_reward'));
+  }
+
+  /** Needs scope write_reviews. Idempotent, so safe to resend. */
+  updateReview(platform: string, merchantId: string, body: UpdateReviewBody, options: CallOptions = {}): Promise<Review> {
+    const path = `/v2/reviews/${segment(platform)}/${segment(merchantId)}`;
+    return this.#call({ method: 'PUT', path, body }, options, (response) => objectUnder<Review>(response, 'PUT', path, 'review'));
+  }
+
+  /** Needs scope write_reviews. `deleted: false` means it was already deleted, which is success too. */
+  deleteReview(platform: string, merchantId: string, options: CallOptions = {}): Promise<{ deleted: boolean }> {
+    const path = `/v2/reviews/${segment(platform)}/${segment(merchantId)}`;
+    return this.#call({ method: 'DELETE', path }, options, (response) => {
+      const deleted = field(readJson(response, path, 'DELETE'), 'deleted');
+      if (typeof deleted !== 'boolean') throw contractError('DELETE', path, 'the response has no boolean "deleted"');
+      return { deleted };
+    });
+  }
+
+  whoami(options: CallOptions = {}): Promise<Identity> {
+    const path = '/v2/identity/whoami';
+    return this.#call({ method: 'GET', path }, options, (response) => objectUnder<Identity>(response, 'GET', path, 'identity'));
+  }
+
+  close(): Promise<void> {
+    return this.#transport.close();
+  }
+
+  /**
+   * One call: every attempt waits for the shared limiter, then sends; statuses outside 2xx
+   * (and `accept`) become ApiErrors; `read` turns the response into the result.
+   */
+  async #call<T>(request: HttpRequest, options: CallOptions, read: (response: HttpResponse) => T, accept: number[] = []): Promise<T> {
+    const { method, path } = request;
+    const attempt = async (): Promise<T> => {
+      try {
+        await this.#limiter.acquire(options.signal);
+      } catch (error) {
+        throw new ApiError({ kind: 'retryable', method, path, reason: 'the call was cancelled before it was sent', cause: error });
+      }
+      this.stats.requests++;
+      const started = performance.now();
+      const response = await this.#transport.send(request, options.signal);
+      this.#logger.debug({ method, path, status: response.status, ms: Math.round(performance.now() - started) }, 'api request');
+      if ((response.status < 200 || response.status >= 300) && !accept.includes(response.status)) throw this.#statusError(request, response);
+      return read(response);
+    };
+    try {
+      if (options.retry === false) return await attempt();
+      return await withRetry(attempt, {
+        policy: this.#retry,
+        logger: this.#logger,
+        signal: options.signal,
+        onRetry: () => this.stats.retries++,
+      });
+    } catch (error) {
+      this.stats.failures++;
+      throw error;
+    }
+  }
+
+  #statusError({ method, path }: HttpRequest, response: HttpResponse): ApiError {
+    const { status } = response;
+    const parsed = response.body.ok ? parseErrorBody(response.body.text) : {};
+    const retryAfterMs = status === 429 || status === 503 ? parseRetryAfter(response.headers['retry-after']) : undefined;
+    if (status === 429) {
+      this.stats.rateLimited++;
+      this.#limiter.note429(retryAfterMs);
+    }
+    return new ApiError({ kind: kindOfStatus(status), method, path, status, retryAfterMs, ...parsed });
+  }
+}
+
+/** Builds the limiter from the config unless the process already has one; registers the key for redaction. */
+export function createApiClient(config: Config['api'], logger: Logger, limiter?: RateLimiter): ApiClient {
+  registerSecret(config.apiKey);
+  return new ApiClient({
+    baseUrl: config.baseUrl,
+    apiKey: config.apiKey,
+    requestTimeoutMs: config.requestTimeoutMs,
+    pageSize: config.pageSize,
+    retry: config.retry,
+    limiter: limiter ?? new RateLimiter(config),
+    logger,
+  });
+}
+
+function segment(value: string): string {
+  return encodeURIComponent(value);
+}
+
+/**
+ * The parsed body of a response whose status arrived. A body that broke off or does not
+ * parse may be a truncated success: for a POST that is `ambiguous`, for the others retryable.
+ */
+function readJson(response: HttpResponse, path: string, method: string): unknown {
+  if (!response.body.ok) throw response.body.error;
+  try {
+    return JSON.parse(response.body.text) as unknown;
+  } catch (error) {
+    throw new ApiError({ kind: kindAfterSending(method), method, path, status: response.status, reason: 'the response body is not valid JSON', cause: error });
+  }
+}
+
+function objectUnder<T>(response: HttpResponse, method: string, path: string, key: string): T {
+  const value = field(readJson(response, path, method), key);
+  if (!isObject(value)) throw contractError(method, path, `the response has no "${key}" object`);
+  return value as T;
+}
+
+/** A well-formed body of the wrong shape: resending a read cannot fix it; a write's outcome is as after a lost reply. */
+function contractError(method: string, path: string, reason: string): ApiError {
+  return new ApiError({ kind: method === 'GET' ? 'permanent' : kindAfterSending(method), method, path, reason });
+}
+
+function field(body: unknown, key: string): unknown {
+  return isObject(body) ? body[key] : undefined;
+}
+
+function nextCursor(cursor: unknown): string | null {
+  const next = field(cursor, 'next');
+  return typeof next === 'string' && next !== '' ? next : null;
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}

@@ -1,0 +1,123 @@
+import type { IncomingHttpHeaders } from 'node:http';
+import { Pool } from 'undici';
+import { toolVersion } from '../version.js';
+import { ApiError, kindAfterSending, transportError } from './errors.js';
+
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
+
+export type QueryValue = string | number | boolean | undefined;
+
+export interface HttpRequest {
+  method: HttpMethod;
+  /** Starts with /v2; path segments already encoded. */
+  path: string;
+  query?: Record<string, QueryValue>;
+  body?: unknown;
+}
+
+/**
+ * A response whose status arrived. The body can still fail to arrive whole, and then the
+ * status alone may be enough (a 201 on a write means it landed).
+ */
+export interface HttpResponse {
+  status: number;
+  headers: IncomingHttpHeaders;
+  body: { ok: true; text: string } | { ok: false; error: ApiError };
+}
+
+export interface HttpTransportOptions {
+  baseUrl: string;
+  apiKey: string;
+  /** Covers the whole exchange: connecting, headers and body. */
+  requestTimeoutMs: number;
+}
+
+/** One HTTP exchange at a time per call, over a keep-alive pool to the API's origin; no retries here. */
+export class HttpTransport {
+  readonly #pool: Pool;
+  readonly #prefix: string;
+  readonly #headers: Record<string, string>;
+  readonly #timeoutMs: number;
+
+  constructor(options: HttpTransportOptions) {
+    const base = new URL(options.baseUrl);
+    this.#prefix = base.pathname.replace(/\/+$/, '');
+    this.#timeoutMs = options.requestTimeoutMs;
+    this.#pool = new Pool(base.origin, {
+      headersTimeout: options.requestTimeoutMs,
+      bodyTimeout: options.requestTimeoutMs,
+      connect: { timeout: options.requestTimeoutMs },
+    });
+    this.#headers = {
+      authorization: `Bearer ${options.apiKey}`,
+      accept: 'application/json',
+      // A product token is name/version; toolVersion() says "loyalty-sync 0.1.0".
+      'user-agent': toolVersion().replace(' ', '/'),
+    };
+  }
+
+  /** Resolves once a status arrived; rejects with a classified ApiError when none did. */
+  async send(request: HttpRequest, signal?: AbortSignal): Promise<HttpResponse> {
+    // One controller per exchange rather than AbortSignal.any, which on Node 20 leaks every
+    // combined signal into a long-lived caller signal (nodejs/node#55351).
+    const exchange = new AbortController();
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      exchange.abort(new Error(`no complete response within ${this.#timeoutMs} ms`));
+    }, this.#timeoutMs);
+    const onCallerAbort = () => exchange.abort(signal?.reason);
+    signal?.addEventListener('abort', onCallerAbort, { once: true });
+    if (signal?.aborted) onCallerAbort();
+    const failure = (error: unknown, phase: 'request' | 'body') => this.#failure(request, error, phase, timedOut, signal);
+    try {
+      const headers = request.body === undefined ? this.#headers : { ...this.#headers, 'content-type': 'application/json' };
+      let response;
+      try {
+        response = await this.#pool.request({
+          method: request.method,
+          path: this.#prefix + request.path + queryString(request.query),
+          headers,
+          body: request.body === undefined ? undefined : JSON.stringify(request.body),
+          signal: exchange.signal,
+        });
+      } catch (error) {
+        throw failure(error, 'request');
+      }
+      try {
+        const text = await response.body.text();
+        return { status: response.statusCode, headers: response.headers, body: { ok: true, text } };
+      } catch (error) {
+        return { status: response.statusCode, headers: response.headers, body: { ok: false, error: failure(error, 'body') } };
+      }
+    } finally {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', onCallerAbort);
+    }
+  }
+
+  close(): Promise<void> {
+    return this.#pool.close();
+  }
+
+  /** Our own aborts are told apart from socket failures, which `transportError` classifies. */
+  #failure(request: HttpRequest, error: unknown, phase: 'request' | 'body', timedOut: boolean, signal: AbortSignal | undefined): ApiError {
+    const { method, path } = request;
+    if (signal?.aborted) {
+      return new ApiError({ kind: kindAfterSending(method), method, path, reason: 'the call was cancelled', cause: error });
+    }
+    if (timedOut) {
+      const reason = `no complete response within ${this.#timeoutMs} ms`;
+      return new ApiError({ kind: kindAfterSending(method), method, path, code: 'ETIMEDOUT', reason, cause: error });
+    }
+    return transportError(method, path, error, phase);
+  }
+}
+
+function queryString(query: Record<string, QueryValue> | undefined): string {
+  if (!query) return '';
+  const params = new URLSearchParams();
+  for (const [key, value] of Object.entries(query)) if (value !== undefined) params.set(key, String(value));
+  const text = params.toString();
+  return text ? `?${text}` : '';
+}
