@@ -1,0 +1,61 @@
+import { parseCommandArgs } from './args.js';
+import { createClient, openMirror, type CommandContext } from './context.js';
+import { pushDueJobs, summarizePush } from '../queue/push/pushDueJobs.js';
+
+function pushUsage(): string {
+  return [
+    'Usage: loyalty-sync push',
+    '',
+    'Sends the due jobs of the write queue once, then prints one line:',
+    '  push: sent N, succeeded N, retried N, dead N, unknown N',
+    '',
+    'Jobs go out config push.concurrency at a time, through the shared rate limiter, one at a time and',
+    'in queue order per customer and per review. A job waits while an earlier job of the same customer',
+    'or review is queued (even in backoff) or running; earlier dead, cancelled or unknown jobs do not hold it.',
+    '',
+    'Outcomes: 2xx succeeded. 429, 5xx and failures before sending: back to the queue with exponential',
+    'backoff (push.backoffBaseMs doubling up to push.backoffMaxMs, jittered, at least Retry-After), dead',
+    'after push.maxAttempts. 400/403/404/422: dead at once, with the API\'s message and code.',
+    'No answer after sending: reviews are resent (idempotent); an order is looked up by merchant_id and',
+    'resent only if absent; points and reward claims are never resent: they become unknown, and are',
+    'marked succeeded only when the customer\'s transactions prove they landed. Jobs a killed push left',
+    'running are handled the same way at the next start. See "loyalty-sync queue list --state unknown".',
+    '',
+    'SIGTERM or SIGINT: stop claiming jobs; jobs in flight finish and are recorded; a second signal kills.',
+    '',
+    'Exit codes: 0 the push ran (dead and unknown jobs are outcomes of jobs, reported in the line above);',
+    '1 the push itself failed (the API refused the credential, or the database failed); 2 bad usage.',
+    '',
+  ].join('\n');
+}
+
+/** `push`: one pass over the due jobs. */
+export async function pushCommand(argv: string[], ctx: CommandContext): Promise<number> {
+  const { values } = parseCommandArgs('push', argv, { help: { type: 'boolean' } });
+  if (values.help) {
+    ctx.stdout.write(pushUsage());
+    return 0;
+  }
+  const controller = new AbortController();
+  // Only the first signal is ours: removing the handler leaves the second to Node's default, which exits.
+  const stop = (signal: NodeJS.Signals): void => {
+    process.off('SIGTERM', stop);
+    process.off('SIGINT', stop);
+    ctx.logger.warn({ signal }, 'stopping: no new jobs are claimed; jobs in flight finish');
+    controller.abort();
+  };
+  process.once('SIGTERM', stop);
+  process.once('SIGINT', stop);
+  const db = openMirror(ctx);
+  const client = createClient(ctx);
+  try {
+    const report = await pushDueJobs({ db, client, config: ctx.config, logger: ctx.logger, signal: controller.signal });
+    ctx.stdout.write(`${summarizePush(report)}\n`);
+    return 0;
+  } finally {
+    process.off('SIGTERM', stop);
+    process.off('SIGINT', stop);
+    await client.close();
+    db.close();
+  }
+}

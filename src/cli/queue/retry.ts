@@ -1,0 +1,47 @@
+import { openMirror, type CommandContext } from '../context.js';
+import { parseCommandArgs, parseIntegerFlag } from '../args.js';
+import { UsageError } from '../errors.js';
+import { getJob } from '../../queue/getJob.js';
+import { retryJob } from '../../queue/retryJob.js';
+
+function retryUsage(): string {
+  return [
+    'Usage: loyalty-sync queue retry ID',
+    '',
+    'Puts a dead or unknown job back in the queue, due now, with a fresh attempt budget; the next',
+    '"push" sends it. An unknown add_points or claim_reward job may already have been applied:',
+    'check the customer first, since sending it again may apply it twice (a warning says so).',
+    '',
+    'Options:',
+    '  --help   show this help',
+    '',
+  ].join('\n');
+}
+
+export async function retryCommand(argv: string[], ctx: CommandContext): Promise<number> {
+  const { values, positionals } = parseCommandArgs('queue retry', argv, { help: { type: 'boolean' } }, true);
+  if (values.help) {
+    ctx.stdout.write(retryUsage());
+    return 0;
+  }
+  const id = jobIdArgument('queue retry', positionals);
+  const db = openMirror(ctx);
+  try {
+    const before = getJob(db, id);
+    if (before === undefined) throw new UsageError(`There is no job ${id}; see "loyalty-sync queue list".`);
+    const job = retryJob(db, id, new Date());
+    if (job === undefined) throw new UsageError(`Job ${id} is ${before.state}; only dead or unknown jobs can be retried.`);
+    if (before.state === 'unknown' && (job.kind === 'add_points' || job.kind === 'claim_reward')) {
+      ctx.stderr.write(`warning: job ${id} (${job.kind}) may already have been applied; sending it again may apply it twice.\n`);
+    }
+    ctx.stdout.write(`job ${id} queued again (was ${before.state})\n`);
+    return 0;
+  } finally {
+    db.close();
+  }
+}
+
+export function jobIdArgument(command: string, positionals: string[]): number {
+  if (positionals.length !== 1) throw new UsageError(`${command} takes one job ID, got ${positionals.length}; see "loyalty-sync ${command} --help".`);
+  return parseIntegerFlag('ID', positionals[0], 1);
+}

@@ -1,0 +1,143 @@
+import { basename } from 'node:path';
+import { CsvError, parse } from 'csv-parse/sync';
+import type { Db } from '../db/open.js';
+import { enqueueJob, KeyConflictError, type NewJob } from './enqueueJob.js';
+import { canonicalJson, deriveKey } from './idempotencyKey.js';
+import { KINDS, validatePayload } from './kinds.js';
+import type { JobKind } from './types.js';
+
+/** The optional column that names a row's idempotency key; without it the key is derived. */
+const KEY_COLUMN = 'idempotency_key';
+
+export interface RowProblem {
+  /** Physical line in the file where the row starts; the header is line 1. */
+  line: number;
+  field: string;
+  message: string;
+}
+
+export type ImportResult =
+  | { ok: true; created: number; existing: number; rows: number }
+  | { ok: false; problems: RowProblem[] };
+
+/** The header a file of this kind may have: its fields in snake_case, plus `idempotency_key`. */
+export function csvColumns(kind: JobKind): { required: string[]; optional: string[] } {
+  const fields = KINDS[kind].fields;
+  return {
+    required: fields.filter((f) => f.required).map((f) => f.name),
+    optional: [...fields.filter((f) => !f.required).map((f) => f.name), KEY_COLUMN],
+  };
+}
+
+interface ParsedRow {
+  line: number;
+  cells: string[];
+}
+
+/**
+ * Queues every row of a CSV file, or none: all rows are validated first, and a file with any bad
+ * row queues nothing and returns every problem. A good file is queued in one transaction. Rows
+ * without a key get one derived from their content (and the occurrence of identical rows), so
+ * importing the same file again queues nothing new.
+ */
+export function importCsv(db: Db, options: { kind: JobKind; file: string; text: string; now: Date }): ImportResult {
+  const { kind, file } = options;
+  let rows: ParsedRow[];
+  try {
+    rows = parseRows(options.text);
+  } catch (error) {
+    if (error instanceof CsvError) return { ok: false, problems: [{ line: csvErrorLine(error), field: 'file', message: error.message }] };
+    throw error;
+  }
+  const header = rows.shift();
+  if (header === undefined) return { ok: false, problems: [{ line: 1, field: 'header', message: 'the file is empty; expected a header row' }] };
+  const headerProblem = checkHeader(kind, header.cells.map((cell) => cell.trim()));
+  if (headerProblem) return { ok: false, problems: [{ line: header.line, field: 'header', message: headerProblem }] };
+  const columns = header.cells.map((cell) => cell.trim());
+
+  const problems: RowProblem[] = [];
+  const jobs: Array<{ line: number; job: NewJob }> = [];
+  const occurrences = new Map<string, number>();
+  const explicitKeys = new Map<string, number>();
+  for (const row of rows) {
+    if (row.cells.length !== columns.length) {
+      problems.push({ line: row.line, field: 'row', message: `has ${row.cells.length} fields; the header has ${columns.length}` });
+      continue;
+    }
+    const raw: Record<string, string> = Object.fromEntries(columns.map((column, i) => [column, row.cells[i]]));
+    const key = raw[KEY_COLUMN]?.trim() ?? '';
+    delete raw[KEY_COLUMN];
+    const validation = validatePayload(kind, raw);
+    if (!validation.ok) {
+      for (const p of validation.problems) {
+        const message = p.value === undefined ? `missing; expected ${p.expected}` : `${JSON.stringify(p.value)} is not valid; expected ${p.expected}`;
+        problems.push({ line: row.line, field: p.field, message });
+      }
+      continue;
+    }
+    let idempotencyKey: string;
+    if (key !== '') {
+      const earlier = explicitKeys.get(key);
+      if (earlier !== undefined) {
+        problems.push({ line: row.line, field: KEY_COLUMN, message: `"${key}" is also used on line ${earlier}; expected a key unique in the file` });
+        continue;
+      }
+      explicitKeys.set(key, row.line);
+      idempotencyKey = key;
+    } else {
+      const content = canonicalJson(validation.payload);
+      const occurrence = occurrences.get(content) ?? 0;
+      occurrences.set(content, occurrence + 1);
+      idempotencyKey = deriveKey(kind, validation.payload, occurrence);
+    }
+    jobs.push({ line: row.line, job: { kind, payload: validation.payload, idempotencyKey, source: `${basename(file)}:${row.line}` } });
+  }
+  if (problems.length > 0) return { ok: false, problems };
+
+  try {
+    return db
+      .transaction(() => {
+        let created = 0;
+        for (const { job } of jobs) if (enqueueJob(db, job, options.now).created) created++;
+        return { ok: true as const, created, existing: jobs.length - created, rows: jobs.length };
+      })
+      .immediate();
+  } catch (error) {
+    if (!(error instanceof KeyConflictError)) throw error;
+    const line = jobs.find(({ job }) => job.idempotencyKey === error.key)?.line ?? 1;
+    return { ok: false, problems: [{ line, field: KEY_COLUMN, message: error.message }] };
+  }
+}
+
+/** Rows with the physical line each starts on (quoted cells may span lines; blank lines are skipped). */
+function parseRows(text: string): ParsedRow[] {
+  const records = parse(text, { info: true, raw: true, relax_column_count: true, skip_empty_lines: true, bom: true }) as unknown as Array<{
+    record: string[];
+    raw: string;
+    info: { lines: number };
+  }>;
+  return records.map(({ record, raw, info }) => {
+    const body = raw.replace(/^(?:\r?\n)+/, '');
+    const breaks = (body.match(/\n/g) ?? []).length - (body.endsWith('\n') ? 1 : 0);
+    return { line: info.lines - breaks, cells: record };
+  });
+}
+
+function checkHeader(kind: JobKind, header: string[]): string | undefined {
+  const { required, optional } = csvColumns(kind);
+  const allowed = new Set([...required, ...optional]);
+  const unknown = header.filter((column) => !allowed.has(column));
+  const missing = required.filter((column) => !header.includes(column));
+  const duplicated = header.filter((column, i) => header.indexOf(column) !== i);
+  const parts: string[] = [];
+  if (unknown.length > 0) parts.push(`unknown column${unknown.length > 1 ? 's' : ''} ${unknown.join(', ')}`);
+  if (missing.length > 0) parts.push(`missing column${missing.length > 1 ? 's' : ''} ${missing.join(', ')}`);
+  if (duplicated.length > 0) parts.push(`repeated column${duplicated.length > 1 ? 's' : ''} ${duplicated.join(', ')}`);
+  if (parts.length === 0) return undefined;
+  return `${parts.join('; ')}; a ${kind} file has columns ${required.join(',')} and optionally ${optional.join(',')}`;
+}
+
+function csvErrorLine(error: CsvError): number {
+  const lines = (error as CsvError & { lines?: unknown }).lines;
+  return typeof lines === 'number' ? lines : 1;
+}

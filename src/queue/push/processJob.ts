@@ -1,0 +1,142 @@
+import { ApiError, describeError } from '../../api/errors.js';
+import type { ApiClient } from '../../api/client.js';
+import type { Config } from '../../config.js';
+import type { Db } from '../../db/open.js';
+import type { Logger } from '../../log.js';
+import { completeJob } from '../completeJob.js';
+import { failJob } from '../failJob.js';
+import { markChecked } from '../markChecked.js';
+import { markUnknown } from '../markUnknown.js';
+import { releaseJob } from '../releaseJob.js';
+import type { WriteJob } from '../types.js';
+import { backoffMs } from './backoff.js';
+import { reconcileCredit } from './reconcile.js';
+import { sendJob } from './sendJob.js';
+
+export interface PushDeps {
+  db: Db;
+  client: ApiClient;
+  config: Readonly<Config>;
+  logger: Logger;
+  workerId: string;
+  now: () => Date;
+}
+
+/** What became of one claimed job; `reconciled`: proved succeeded by a lookup after an unclear failure. */
+export type JobOutcome = 'succeeded' | 'reconciled' | 'retried' | 'dead' | 'unknown';
+
+type Failure = { id: number; workerId: string; status: number | null; message: string; code: string | null };
+
+/** The API refused the credential: no job can succeed, so the push stops (exit 1) without touching the job. */
+export class CredentialError extends Error {
+  override readonly name = 'CredentialError';
+}
+
+/** Sends one job claimed by this worker and records its outcome. */
+export async function processJob(deps: PushDeps, job: WriteJob): Promise<JobOutcome> {
+  const logger = deps.logger.child({ jobId: job.id, kind: job.kind });
+  try {
+    if (job.kind === 'create_order' && job.inDoubt) {
+      // An earlier attempt may have created it: look before sending again.
+      const order = await deps.client.getOrder(String(job.payload.merchant_id), { retry: false });
+      if (order !== null) {
+        completeJob(deps.db, { id: job.id, workerId: deps.workerId, status: null, response: JSON.stringify({ found_by_lookup: order }), now: deps.now() });
+        logger.info('order found by merchant_id after an unclear attempt; not sent again');
+        return 'reconciled';
+      }
+    }
+    const result = await sendJob(deps.client, job);
+    completeJob(deps.db, { id: job.id, workerId: deps.workerId, status: result.status, response: result.response, now: deps.now() });
+    return 'succeeded';
+  } catch (error) {
+    if (!(error instanceof ApiError)) throw error;
+    return handleFailure(deps, job, error, logger);
+  }
+}
+
+async function handleFailure(deps: PushDeps, job: WriteJob, error: ApiError, logger: Logger): Promise<JobOutcome> {
+  const failure: Failure = { id: job.id, workerId: deps.workerId, status: error.status ?? null, message: describeError(error), code: error.code ?? null };
+  if (error.status === 401) {
+    releaseJob(deps.db, { ...failure, now: deps.now() });
+    throw new CredentialError(describeError(error), { cause: error });
+  }
+  if (error.kind === 'permanent') {
+    if (job.kind === 'create_order' && job.inDoubt) return settleRefusedOrder(deps, job, failure, logger);
+    failJob(deps.db, { ...failure, retryAt: null, inDoubt: false, now: deps.now() });
+    logger.warn({ status: error.status, code: error.code }, `dead: ${failure.message}`);
+    return 'dead';
+  }
+  const ambiguous = error.kind === 'ambiguous';
+  if (ambiguous && (job.kind === 'add_points' || job.kind === 'claim_reward')) return settleUnknownCredit(deps, job, failure, logger);
+  const now = deps.now();
+  if (job.attempts >= deps.config.push.maxAttempts) {
+    // An order whose last attempt may have landed is not dead: only a lookup can tell.
+    if (job.kind === 'create_order' && (ambiguous || job.inDoubt)) {
+      markUnknown(deps.db, { ...failure, now });
+      return 'unknown';
+    }
+    failJob(deps.db, { ...failure, retryAt: null, inDoubt: ambiguous, now });
+    logger.warn({ attempts: job.attempts }, `dead after ${job.attempts} attempts: ${failure.message}`);
+    return 'dead';
+  }
+  const retryAt = new Date(now.getTime() + backoffMs(job.attempts, deps.config.push, error.retryAfterMs));
+  failJob(deps.db, { ...failure, retryAt, inDoubt: ambiguous, now });
+  logger.debug({ attempts: job.attempts, retryAt: retryAt.toISOString() }, `will retry: ${failure.message}`);
+  return 'retried';
+}
+
+/**
+ * An order that may already exist was refused on resend (a duplicate, if it became visible only
+ * after the lookup before sending): one more lookup settles it; a failed lookup leaves it unknown.
+ */
+async function settleRefusedOrder(deps: PushDeps, job: WriteJob, failure: Failure, logger: Logger): Promise<JobOutcome> {
+  let order;
+  try {
+    order = await deps.client.getOrder(String(job.payload.merchant_id));
+  } catch (error) {
+    if (!(error instanceof ApiError)) throw error;
+    markUnknown(deps.db, { ...failure, now: deps.now() });
+    return 'unknown';
+  }
+  if (order !== null) {
+    completeJob(deps.db, { id: job.id, workerId: deps.workerId, status: null, response: JSON.stringify({ found_by_lookup: order }), now: deps.now() });
+    logger.info('order refused as a resend but found by merchant_id: the earlier attempt created it');
+    return 'reconciled';
+  }
+  failJob(deps.db, { ...failure, retryAt: null, inDoubt: false, now: deps.now() });
+  logger.warn(`dead: ${failure.message}`);
+  return 'dead';
+}
+
+/** Points and claims are never resent blindly: `unknown` is committed first, then proof is sought. */
+async function settleUnknownCredit(deps: PushDeps, job: WriteJob, failure: Failure, logger: Logger): Promise<JobOutcome> {
+  markUnknown(deps.db, { ...failure, now: deps.now() });
+  logger.warn(`outcome unknown, not resent: ${failure.message}`);
+  return (await reconcileUnknown(deps, { ...job, state: 'unknown' }, logger)) ? 'reconciled' : 'unknown';
+}
+
+/**
+ * Tries to prove an `unknown` job's outcome: orders by looking them up, points and claims from
+ * the customer's transactions. True when the job is now `succeeded`. A failed lookup leaves it
+ * as it was; the next push looks again.
+ */
+export async function reconcileUnknown(deps: PushDeps, job: WriteJob, logger: Logger): Promise<boolean> {
+  try {
+    if (job.kind === 'create_order') {
+      const order = await deps.client.getOrder(String(job.payload.merchant_id));
+      if (order !== null) return completeJob(deps.db, { id: job.id, workerId: null, status: null, response: JSON.stringify({ found_by_lookup: order }), now: deps.now() });
+    } else if (job.kind === 'add_points' || job.kind === 'claim_reward') {
+      const proof = await reconcileCredit(deps, job);
+      if (proof.proved) {
+        logger.info({ transactionId: proof.transaction.id }, 'outcome proved by the customer\'s transactions');
+        return completeJob(deps.db, { id: job.id, workerId: null, status: null, response: JSON.stringify({ proved_by_transaction: proof.transaction }), now: deps.now() });
+      }
+      logger.info(`outcome still unknown: ${proof.reason}`);
+    }
+    markChecked(deps.db, job.id, deps.now());
+  } catch (error) {
+    if (!(error instanceof ApiError)) throw error;
+    logger.warn(`could not reconcile: ${describeError(error)}`);
+  }
+  return false;
+}

@@ -1,0 +1,113 @@
+import type { ApiClient } from '../../api/client.js';
+import type { Config } from '../../config.js';
+import type { Db } from '../../db/open.js';
+import type { Logger } from '../../log.js';
+import { claimDueJobs } from '../claimDueJobs.js';
+import { listUnknownJobs } from '../listUnknownJobs.js';
+import { recoverStaleJobs } from '../recoverStaleJobs.js';
+import { startWorker, stopWorker } from '../worker.js';
+import { processJob, reconcileUnknown, type JobOutcome, type PushDeps } from './processJob.js';
+
+/** An `unknown` job is looked at again, for a transaction that became visible late, after this long. */
+const RECHECK_UNKNOWN_AFTER_MS = 10 * 60 * 1000;
+/** Bounds the reads one push spends on reconciliation. */
+const MAX_RECONCILED_PER_RUN = 100;
+
+export interface PushOptions {
+  db: Db;
+  client: ApiClient;
+  config: Readonly<Config>;
+  logger: Logger;
+  /** Abort: claim nothing more; jobs in flight finish and their outcomes commit. */
+  signal?: AbortSignal;
+  /** The clock for due times and stored timestamps (tests pass a fake one). */
+  now?: () => Date;
+}
+
+export interface PushReport {
+  /** Attempts made (jobs claimed and sent, or looked up). */
+  sent: number;
+  /** Jobs that ended succeeded, including those proved by reconciliation. */
+  succeeded: number;
+  /** Of those, proved by a lookup rather than by an answer. */
+  reconciled: number;
+  /** Back to the queue with backoff. */
+  retried: number;
+  dead: number;
+  /** Left unknown for a person (`queue list --state unknown`, `queue retry ID`). */
+  unknown: number;
+  /** Jobs a gone worker had left running, handled as unclear failures. */
+  recovered: number;
+}
+
+/**
+ * Sends every due job of the write queue, `config.push.concurrency` at a time, one at a time per
+ * ordering key and in queue order. First recovers jobs a crashed worker left running and looks
+ * again at `unknown` jobs. Returns when nothing is due and nothing is in flight, or after an abort
+ * once in-flight jobs are done. Throws `CredentialError` on a 401 (after in-flight jobs finish).
+ */
+export async function pushDueJobs(options: PushOptions): Promise<PushReport> {
+  const workerId = startWorker();
+  try {
+    return await runPush(options, workerId);
+  } finally {
+    stopWorker(workerId);
+  }
+}
+
+async function runPush(options: PushOptions, workerId: string): Promise<PushReport> {
+  const now = options.now ?? (() => new Date());
+  const logger = options.logger.child({ workerId });
+  const deps: PushDeps = { db: options.db, client: options.client, config: options.config, logger, workerId, now };
+  const report: PushReport = { sent: 0, succeeded: 0, reconciled: 0, retried: 0, dead: 0, unknown: 0, recovered: 0 };
+
+  const recovered = recoverStaleJobs(options.db, { workerId, now: now() });
+  report.recovered = recovered.length;
+  for (const job of recovered) logger.warn({ jobId: job.id, kind: job.kind }, 'job left running by a worker that is gone; handled as an unclear failure');
+
+  const checkedBefore = new Date(now().getTime() - RECHECK_UNKNOWN_AFTER_MS);
+  for (const job of listUnknownJobs(options.db, { checkedBefore, limit: MAX_RECONCILED_PER_RUN })) {
+    if (options.signal?.aborted) break;
+    if (await reconcileUnknown(deps, job, logger.child({ jobId: job.id, kind: job.kind }))) {
+      report.succeeded++;
+      report.reconciled++;
+    }
+  }
+
+  const inFlight = new Set<Promise<void>>();
+  let failure: { error: unknown } | undefined;
+  const record = (outcome: JobOutcome): void => {
+    if (outcome === 'reconciled') {
+      report.reconciled++;
+      report.succeeded++;
+    } else report[outcome]++;
+  };
+
+  for (;;) {
+    if (failure === undefined && !options.signal?.aborted) {
+      const claimed = claimDueJobs(options.db, { workerId, limit: options.config.push.concurrency - inFlight.size, now: now() });
+      for (const job of claimed) {
+        report.sent++;
+        const task: Promise<void> = processJob(deps, job)
+          .then(record, (error: unknown) => {
+            failure ??= { error };
+          })
+          .finally(() => inFlight.delete(task));
+        inFlight.add(task);
+      }
+    }
+    if (inFlight.size === 0) break;
+    await Promise.race(inFlight);
+  }
+
+  if (failure !== undefined) throw failure.error;
+  logger.info({ ...report }, summarizePush(report));
+  return report;
+}
+
+/** One line for the `push` command and the logs. */
+export function summarizePush(report: PushReport): string {
+  const reconciled = report.reconciled > 0 ? ` (${report.reconciled} by reconciliation)` : '';
+  const recovered = report.recovered > 0 ? `, ${report.recovered} recovered from a stopped worker` : '';
+  return `push: sent ${report.sent}, succeeded ${report.succeeded}${reconciled}, retried ${report.retried}, dead ${report.dead}, unknown ${report.unknown}${recovered}`;
+}

@@ -1,0 +1,30 @@
+import type { Db } from '../db/open.js';
+import { rowToJob, type WriteJob, type WriteJobRow } from './types.js';
+import { isWorkerGone } from './worker.js';
+
+const ABANDONED = 'the worker sending it stopped before its outcome was recorded';
+
+/**
+ * Jobs left `running` by a worker that is gone (killed, crashed) may or may not have reached the
+ * API, so they get the ambiguous-failure rules: reviews are idempotent and go back to the queue;
+ * orders go back in doubt (looked up before any resend); points and claims become `unknown`.
+ * Returns the jobs recovered, in their state before recovery.
+ */
+export function recoverStaleJobs(db: Db, options: { workerId: string; now: Date }): WriteJob[] {
+  const at = options.now.toISOString();
+  return db
+    .transaction(() => {
+      const running = (db.prepare(`SELECT * FROM write_jobs WHERE state = 'running' ORDER BY id`).all() as WriteJobRow[]).map(rowToJob);
+      const stale = running.filter((job) => isWorkerGone(job.lockedBy, job.lockedAt, options.workerId, options.now));
+      const update = db.prepare(
+        `UPDATE write_jobs
+         SET state = CASE WHEN kind IN ('add_points', 'claim_reward') THEN 'unknown' ELSE 'queued' END,
+             in_doubt = 1, next_attempt_at = @at, last_status = NULL, last_error = @error, last_error_code = 'abandoned',
+             locked_by = NULL, locked_at = NULL, updated_at = @at
+         WHERE id = @id AND state = 'running' AND locked_by IS @lockedBy`,
+      );
+      for (const job of stale) update.run({ id: job.id, lockedBy: job.lockedBy, at, error: ABANDONED });
+      return stale;
+    })
+    .immediate();
+}
