@@ -1,0 +1,16 @@
+/** The API simulator: a seeded, faithful stand-in for the Admin API v2 on loopback. */
+export { startSimulator } from './server.js';
+export { SIZE_PRESETS } from './sizes.js';
+export type {
+  DataSizes,
+  FaultSpec,
+  LedgerEntry,
+  LedgerKind,
+  PageOrder,
+  RateLimit,
+  SimulatorHandle,
+  SimulatorOptions,
+  SimulatorStats,
+  SizePreset,
+  StreamName,
+} from './types.js';

@@ -1,0 +1,101 @@
+/** Public contract of the simulator: other modules, tests and benchmarks code against these shapes. */
+
+export type StreamName = 'customers' | 'orders' | 'activities' | 'transactions' | 'unsubscribes';
+
+export const STREAM_NAMES: readonly StreamName[] = ['customers', 'orders', 'activities', 'transactions', 'unsubscribes'];
+
+export interface DataSizes {
+  customers: number;
+  orders: number;
+  activities: number;
+  /** At least the transactions implied by activities; extra ones are fine. */
+  transactions: number;
+  reviews: number;
+  rewards: number;
+  unsubscribes: number;
+}
+
+/** tiny ≈ 20-50 rows/stream, small ≈ 1-3k, medium ≈ 20-50k, large ≈ 1M transactions. */
+export type SizePreset = 'tiny' | 'small' | 'medium' | 'large';
+
+export type PageOrder = 'newest-first' | 'oldest-first';
+
+/** Each rate is a probability 0..1 per request, drawn from a seeded PRNG. */
+export interface FaultSpec {
+  /** 429 `{error:{message, code:'rate_limited'}}` with a Retry-After header. */
+  rateLimited?: number;
+  /** 429 without Retry-After, sometimes without a code. */
+  rateLimitedNoRetryAfter?: number;
+  /** 500/502/503, sometimes with an HTML or empty body. */
+  serverError?: number;
+  /** Destroy the socket without any answer, before applying anything. */
+  drop?: number;
+  /** 200 with a body cut off halfway (GET only), then the socket is destroyed. */
+  truncate?: number;
+  /** Non-idempotent writes and review writes: apply, record in the ledger, then destroy the socket. */
+  applyThenDrop?: number;
+  /** Delay added before answering. */
+  latencyMs?: number;
+  /** With probability `stall`, wait `stallMs` before sending headers. */
+  stallMs?: number;
+  stall?: number;
+  seed?: number;
+}
+
+export interface RateLimit {
+  requestsPerSecond: number;
+  burst: number;
+}
+
+export interface SimulatorOptions {
+  /** Default 127.0.0.1. */
+  host?: string;
+  /** Default 0, a free port. */
+  port?: number;
+  /** Default 1; the same seed gives the same data. */
+  seed?: number;
+  /** Default 'small'. */
+  size?: SizePreset | Partial<DataSizes>;
+  /** Order of pages when no since_id is given; default newest-first. */
+  pageOrder?: PageOrder;
+  faults?: FaultSpec;
+  /** Token bucket enforced by the server: over the limit → 429 rate_limited with Retry-After. */
+  rateLimit?: RateLimit | null;
+}
+
+export type LedgerKind = 'add_points' | 'create_order' | 'claim_reward' | 'update_review' | 'delete_review';
+
+export interface LedgerEntry {
+  seq: number;
+  at: string;
+  kind: LedgerKind;
+  /** Customer merchant_id, order merchant_id, or `${platform}/${merchant_id}`. */
+  target: string;
+  body: unknown;
+  /** Short description, e.g. 'deleted' or 'already deleted'. */
+  effect: string;
+}
+
+export interface SimulatorStats {
+  requests: number;
+  byStatus: Record<string, number>;
+  faultsInjected: number;
+}
+
+export interface SimulatorHandle {
+  /** Base address, e.g. http://127.0.0.1:41234; every API path is /v2/... under it. */
+  url: string;
+  /** full has every scope; readOnly has only the read scopes. */
+  keys: { full: string; readOnly: string };
+  /** Moves the simulated clock one hour per step and makes the data change like a live program. */
+  tick(steps?: number): void;
+  setFaults(spec: FaultSpec | null): void;
+  setPageOrder(order: PageOrder): void;
+  setRateLimit(limit: RateLimit | null): void;
+  /** Every applied write, in order. */
+  ledger(): LedgerEntry[];
+  /** Every visible record, as the list endpoint serialises it, sorted by id ascending. */
+  truth(stream: StreamName): unknown[];
+  stats(): SimulatorStats;
+  close(): Promise<void>;
+}
