@@ -1,10 +1,16 @@
 const SECOND = 1000;
+/**
+ * Share of the rate kept during the slowdown after a 429. A gentle cut: one stray 429 (a burst
+ * that met the server's bucket a few milliseconds early) should not cost a tenth of a minute's
+ * throughput, while a sustained limit still gets one Retry-After pause per 429 on top of it.
+ */
+const SLOWDOWN_FACTOR = 0.75;
 
 export interface RateLimiterOptions {
   requestsPerSecond: number;
   /** Tokens that may be spent at once after an idle spell. */
   burst: number;
-  /** How long the rate stays halved after a 429. */
+  /** How long the rate stays reduced after a 429. */
   slowdownAfter429Ms: number;
 }
 
@@ -18,7 +24,7 @@ interface Waiter {
 /**
  * A token bucket shared by every request of the process, pull and push alike. Waiters are
  * served first come, first served. After a 429 it sends nothing until Retry-After has
- * elapsed, then runs at half rate for `slowdownAfter429Ms` before recovering, so a throttled
+ * elapsed, then runs at three quarters of its rate for `slowdownAfter429Ms` before recovering, so a throttled
  * run backs off instead of hammering the API.
  */
 export class RateLimiter {
@@ -62,7 +68,7 @@ export class RateLimiter {
     });
   }
 
-  /** Records a 429: no request leaves before `retryAfterMs`, and the rate is halved for a while. */
+  /** Records a 429: no request leaves before `retryAfterMs`, and the rate is reduced for a while. */
   note429(retryAfterMs?: number): void {
     const now = performance.now();
     this.#refill(now);
@@ -73,7 +79,7 @@ export class RateLimiter {
   }
 
   #currentRate(now: number): number {
-    return now < this.#slowUntil ? this.#rate / 2 : this.#rate;
+    return now < this.#slowUntil ? this.#rate * SLOWDOWN_FACTOR : this.#rate;
   }
 
   #refill(now: number): void {

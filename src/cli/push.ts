@@ -1,5 +1,6 @@
 import { parseCommandArgs } from './args.js';
-import { createClient, openMirror, type CommandContext } from './context.js';
+import type { CommandContext } from './context.js';
+import { withWorker } from '../runtime/worker.js';
 import { pushDueJobs, summarizePush } from '../queue/push/pushDueJobs.js';
 
 function pushUsage(): string {
@@ -24,7 +25,8 @@ function pushUsage(): string {
     'SIGTERM or SIGINT: stop claiming jobs; jobs in flight finish and are recorded; a second signal kills.',
     '',
     'Exit codes: 0 the push ran (dead and unknown jobs are outcomes of jobs, reported in the line above);',
-    '1 the push itself failed (the API refused the credential, or the database failed); 2 bad usage.',
+    '1 the push itself failed (the API refused the credential, the database failed, or another loyalty-sync',
+    'holds the mirror); 2 bad usage.',
     '',
   ].join('\n');
 }
@@ -36,26 +38,7 @@ export async function pushCommand(argv: string[], ctx: CommandContext): Promise<
     ctx.stdout.write(pushUsage());
     return 0;
   }
-  const controller = new AbortController();
-  // Only the first signal is ours: removing the handler leaves the second to Node's default, which exits.
-  const stop = (signal: NodeJS.Signals): void => {
-    process.off('SIGTERM', stop);
-    process.off('SIGINT', stop);
-    ctx.logger.warn({ signal }, 'stopping: no new jobs are claimed; jobs in flight finish');
-    controller.abort();
-  };
-  process.once('SIGTERM', stop);
-  process.once('SIGINT', stop);
-  const db = openMirror(ctx);
-  const client = createClient(ctx);
-  try {
-    const report = await pushDueJobs({ db, client, config: ctx.config, logger: ctx.logger, signal: controller.signal });
-    ctx.stdout.write(`${summarizePush(report)}\n`);
-    return 0;
-  } finally {
-    process.off('SIGTERM', stop);
-    process.off('SIGINT', stop);
-    await client.close();
-    db.close();
-  }
+  const report = await withWorker(ctx, { command: 'push', waitForLock: false }, (deps, signal) => pushDueJobs({ ...deps, signal }));
+  ctx.stdout.write(`${summarizePush(report)}\n`);
+  return 0;
 }

@@ -1,0 +1,154 @@
+#!/usr/bin/env node
+import { ConfigError, loadConfig } from '../config.js';
+import { createLogger, redact } from '../log.js';
+import type { CommandContext } from './context.js';
+import { EXIT_FAILED, EXIT_USAGE, UsageError } from './errors.js';
+import { describeError } from '../api/errors.js';
+import { LockBusyError } from '../runtime/lock.js';
+
+interface CommandEntry {
+  summary: string;
+  /** Whether the command reads the config (simulate and help do not need it). */
+  needsConfig: boolean;
+  run: (argv: string[], ctx: CommandContext) => Promise<number>;
+}
+
+const COMMANDS: Record<string, CommandEntry> = {
+  sync: {
+    summary: 'pull the streams incrementally into the mirror (--stream NAME… --full --refresh)',
+    needsConfig: true,
+    run: async (argv, ctx) => (await import('./sync.js')).syncCommand(argv, ctx),
+  },
+  push: {
+    summary: 'send the due jobs of the write queue',
+    needsConfig: true,
+    run: async (argv, ctx) => (await import('./push.js')).pushCommand(argv, ctx),
+  },
+  export: {
+    summary: 'write one consistent CSV/Parquet snapshot of the mirror (--format csv,parquet --table NAME… --since-last)',
+    needsConfig: true,
+    run: async (argv, ctx) => (await import('./export.js')).exportCommand(argv, ctx),
+  },
+  once: {
+    summary: 'sync, then push, then export; exit 0 only if all succeeded (for cron containers)',
+    needsConfig: true,
+    run: async (argv, ctx) => (await import('./once.js')).onceCommand(argv, ctx),
+  },
+  run: {
+    summary: 'stay up and run sync, refresh, push and export on the configured schedules until SIGTERM/SIGINT',
+    needsConfig: true,
+    run: async (argv, ctx) => (await import('./run.js')).runCommand(argv, ctx),
+  },
+  status: {
+    summary: 'per stream rows, watermark, last success and lag; queue counts; last export; lock holder (--json)',
+    needsConfig: true,
+    run: async (argv, ctx) => (await import('./status.js')).statusCommand(argv, ctx),
+  },
+  whoami: {
+    summary: "the credential's identity and scopes, and which configured jobs they do not allow (--json)",
+    needsConfig: true,
+    run: async (argv, ctx) => (await import('./whoami.js')).whoamiCommand(argv, ctx),
+  },
+  queue: {
+    summary: 'enqueue writes (add-points, update-review, delete-review, create-order, claim-reward, import FILE.csv) and steer the queue (list, retry, cancel)',
+    needsConfig: true,
+    run: async (argv, ctx) => (await import('./queue.js')).queueCommand(argv, ctx),
+  },
+  simulate: {
+    summary: 'serve the built-in API simulator on loopback (--port N --seed S --size S --faults SPEC)',
+    needsConfig: false,
+    run: async (argv) => (await import('./simulate.js')).simulateCommand(argv),
+  },
+  demo: {
+    summary: 'start the simulator, run `once` against it, and print where the mirror and exports are (no key, no config)',
+    needsConfig: false,
+    run: async (argv, ctx) => (await import('./demo.js')).demoCommand(argv, ctx),
+  },
+};
+
+function usage(): string {
+  const width = Math.max(...Object.keys(COMMANDS).map((name) => name.length));
+  const lines = Object.entries(COMMANDS).map(([name, entry]) => `  ${name.padEnd(width)}  ${entry.summary}`);
+  return [
+    'Usage: loyalty-sync [--config FILE] <command> [options]',
+    '',
+    'Mirror a loyalty program (Admin API v2) into SQLite, push queued writes back exactly once,',
+    'and export CSV/Parquet snapshots.',
+    '',
+    'Commands:',
+    ...lines,
+    '',
+    'Run "loyalty-sync <command> --help" for the options of a command.',
+    '',
+    'Environment: LOYALTY_API_KEY, LOYALTY_BASE_URL, LOYALTY_DB, LOYALTY_EXPORT_DIR, LOYALTY_CONFIG, LOG_LEVEL.',
+    'Exit codes: 0 success; 1 the job failed (API, I/O); 2 bad usage or bad config.',
+    '',
+  ].join('\n');
+}
+
+/** Pulls `--config FILE` / `--config=FILE` out of the arguments, wherever it stands. */
+function extractConfigFlag(argv: string[]): { file?: string; rest: string[] } {
+  const rest: string[] = [];
+  let file: string | undefined;
+  for (let i = 0; i < argv.length; i += 1) {
+    const arg = argv[i];
+    if (arg === '--config') {
+      file = argv[i + 1];
+      if (file === undefined || file.startsWith('--')) throw new UsageError('--config needs a file path, e.g. --config ./loyalty.json.');
+      i += 1;
+    } else if (arg.startsWith('--config=')) {
+      file = arg.slice('--config='.length);
+    } else {
+      rest.push(arg);
+    }
+  }
+  return { file, rest };
+}
+
+export async function main(argv: string[]): Promise<number> {
+  const debug = process.env.LOG_LEVEL === 'debug' || process.env.LOG_LEVEL === 'trace';
+  try {
+    const { file, rest } = extractConfigFlag(argv);
+    const [name, ...commandArgs] = rest;
+    if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
+      (name === undefined ? process.stderr : process.stdout).write(usage());
+      return name === undefined ? EXIT_USAGE : 0;
+    }
+    if (name === '--version' || name === '-v') {
+      const { toolVersion } = await import('../version.js');
+      process.stdout.write(`${toolVersion()}\n`);
+      return 0;
+    }
+    const entry = COMMANDS[name];
+    if (!entry) throw new UsageError(`Unknown command "${name}"; expected one of: ${Object.keys(COMMANDS).join(', ')}.`);
+    // simulate and demo bring their own settings, so a half-configured environment cannot break them.
+    const config = entry.needsConfig ? loadConfig({ file }) : loadConfig({ env: { LOG_LEVEL: process.env.LOG_LEVEL } });
+    const logger = createLogger({ level: config.log.level });
+    const ctx: CommandContext = { config, logger, stdout: process.stdout, stderr: process.stderr };
+    const code = await entry.run(commandArgs, ctx);
+    logger.flush();
+    return code;
+  } catch (error) {
+    if (error instanceof LockBusyError) {
+      process.stderr.write(`loyalty-sync: ${error.message}\n`);
+      return EXIT_FAILED;
+    }
+    if (error instanceof UsageError || error instanceof ConfigError) {
+      process.stderr.write(`loyalty-sync: ${redact(error.message)}\n`);
+      return EXIT_USAGE;
+    }
+    process.stderr.write(`loyalty-sync: ${describeError(error)}\n`);
+    if (debug && error instanceof Error && error.stack) process.stderr.write(`${redact(error.stack)}\n`);
+    return EXIT_FAILED;
+  }
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (error: unknown) => {
+    process.stderr.write(`loyalty-sync: ${redact(String(error))}\n`);
+    process.exitCode = EXIT_FAILED;
+  },
+);
