@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { startSimulator } from '../simulator/index.js';
+import { currentHour, startSimulator } from '../simulator/index.js';
 import type { FaultSpec, PageOrder, SizePreset } from '../simulator/index.js';
 
 const SIZES: readonly SizePreset[] = ['tiny', 'small', 'medium', 'large'];
@@ -71,6 +71,8 @@ export async function simulateCommand(argv: string[]): Promise<number> {
       host: values.host ?? '127.0.0.1',
       seed: integerFlag('seed', values.seed, 0, 2 ** 31 - 1),
       size: choiceFlag('size', values.size, SIZES) ?? 'medium',
+      // Data dated up to the current hour, so a worker on a real clock sees recent records.
+      epoch: currentHour(),
       pageOrder: choiceFlag('page-order', values['page-order'], PAGE_ORDERS),
       faults: values.faults === undefined ? undefined : parseFaultSpec(values.faults),
     };

@@ -4,7 +4,7 @@ import type { Activity, ActivityState, Customer, ReviewStatus, Unsubscribe } fro
 import { makeOrder, refundOrder } from './orders.js';
 import { makeCustomer, pickCustomerAt } from './people.js';
 import { Store } from './store.js';
-import { DAY, HISTORY_SPAN, HOUR, MINUTE, SIMULATED_EPOCH } from './time.js';
+import { DAY, HISTORY_SPAN, HOUR, MINUTE } from './time.js';
 import type { DataSizes } from './types.js';
 
 const VOID_RATE = 0.03;
@@ -14,9 +14,9 @@ const PENDING_WINDOW = 14 * DAY;
 const REVIEW_POINTS = 50;
 
 /** Builds the whole program from the seed, oldest record first, so each embedded balance is the one at that instant. */
-export function generate(seed: number, sizes: DataSizes): Store {
-  const store = new Store(seed);
-  const start = SIMULATED_EPOCH - HISTORY_SPAN;
+export function generate(seed: number, sizes: DataSizes, epoch: number): Store {
+  const store = new Store(seed, epoch);
+  const start = epoch - HISTORY_SPAN;
   generateRewards(store, sizes.rewards);
   for (let i = 0; i < sizes.customers; i++) {
     makeCustomer(store, start + Math.floor(((i + store.rng.next() * 0.5) / sizes.customers) * (HISTORY_SPAN - DAY)), 0);
@@ -25,8 +25,8 @@ export function generate(seed: number, sizes: DataSizes): Store {
     const at = start + Math.floor(((i + store.rng.next()) / sizes.orders) * HISTORY_SPAN);
     const order = makeOrder(store, pickCustomerAt(store, at), at, 0);
     const roll = store.rng.next();
-    if (roll < 0.05) refundOrder(order, Math.min(at + store.rng.int(1, 240) * HOUR, SIMULATED_EPOCH - MINUTE), false, false);
-    else if (roll < 0.08) refundOrder(order, Math.min(at + store.rng.int(1, 240) * HOUR, SIMULATED_EPOCH - MINUTE), true, store.rng.chance(0.5));
+    if (roll < 0.05) refundOrder(order, Math.min(at + store.rng.int(1, 240) * HOUR, store.epoch - MINUTE), false, false);
+    else if (roll < 0.08) refundOrder(order, Math.min(at + store.rng.int(1, 240) * HOUR, store.epoch - MINUTE), true, store.rng.chance(0.5));
   }
   const approvedReviews = generateReviews(store, sizes.reviews, start);
   generateActivities(store, sizes, approvedReviews, start);
@@ -97,7 +97,7 @@ function generateActivities(store: Store, sizes: DataSizes, approvedReviews: Rev
     } else {
       const activity = generatedActivity(store, pickCustomerAt(store, at), at);
       if (activity.state === 'approved' && activity.rule !== RULES.expiration && rng.chance(VOID_RATE)) {
-        store.voidActivity(activity, Math.min(at + rng.int(1, 48) * HOUR, SIMULATED_EPOCH - MINUTE), 0);
+        store.voidActivity(activity, Math.min(at + rng.int(1, 48) * HOUR, store.epoch - MINUTE), 0);
       }
     }
     extraDue += extraPerActivity;
@@ -105,14 +105,14 @@ function generateActivities(store: Store, sizes: DataSizes, approvedReviews: Rev
   }
   const customers = store.customers;
   for (let i = 0; store.transactions.length < sizes.transactions; i++) {
-    extraTransaction(store, customers[i % customers.length], SIMULATED_EPOCH - HOUR + i);
+    extraTransaction(store, customers[i % customers.length], store.epoch - HOUR + i);
   }
 }
 
 function generatedActivity(store: Store, customer: Customer, at: number): Activity {
   const rng = store.rng;
   const roll = rng.next();
-  const recent = at > SIMULATED_EPOCH - PENDING_WINDOW;
+  const recent = at > store.epoch - PENDING_WINDOW;
   const state: ActivityState = rng.chance(EXPIRED_RATE) ? 'expired' : recent && rng.chance(0.4) ? 'pending' : 'approved';
   if (roll < 0.05 && customer.pointsApproved >= 20 && state === 'approved') {
     return store.recordActivity({ customer, value: -rng.int(10, Math.min(200, customer.pointsApproved)), state, rule: RULES.expiration, flow: null, resource: null, at, visibleAt: 0 });

@@ -1,6 +1,7 @@
 /** The API simulator: a seeded, faithful stand-in for the Admin API v2 on loopback. */
 export { startSimulator } from './server.js';
 export { SIZE_PRESETS } from './sizes.js';
+export { SIMULATED_EPOCH, currentHour } from './time.js';
 export type {
   DataSizes,
   FaultSpec,

@@ -1,3 +1,4 @@
+import { SIMULATED_EPOCH } from './time.js';
 import { createServer } from 'node:http';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -64,7 +65,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     bucket = limit === null ? null : new TokenBucket(validateRateLimit(limit), Date.now());
   };
   setRateLimit(options.rateLimit ?? null);
-  const store = generate(seed, sizes);
+  const store = generate(seed, sizes, options.epoch ?? SIMULATED_EPOCH);
   const ctx: SimContext = { store, ledger: new Ledger(), streams: streamDefs(), pageOrder };
   const keys = makeKeys(seed);
   const known = credentials(keys);

@@ -2,7 +2,6 @@ import { RULES, TIERS } from './catalog.js';
 import { Activity, Customer, Review, Transaction } from './model.js';
 import type { ActivityResource, ActivityState, Balances, Flow, Order, Reward, Rule, TransactionResource, Unsubscribe } from './model.js';
 import { Rng } from './random.js';
-import { SIMULATED_EPOCH } from './time.js';
 
 /** First id of each stream: distinct ranges make an id mixed up between streams easy to spot. */
 const FIRST_ID = { customer: 1001, order: 500_001, activity: 2_000_001, transaction: 7_000_001, review: 301, claimedReward: 80_001 };
@@ -13,7 +12,7 @@ const FIRST_ID = { customer: 1001, order: 500_001, activity: 2_000_001, transact
  */
 export class Store {
   tick = 0;
-  now = SIMULATED_EPOCH;
+  now: number;
   readonly rng: Rng;
   readonly customers: Customer[] = [];
   readonly customersByMerchantId = new Map<string, Customer>();
@@ -30,8 +29,13 @@ export class Store {
   customersVersion = 0;
   private readonly next = { ...FIRST_ID };
 
-  constructor(seed: number) {
+  constructor(
+    seed: number,
+    /** The simulated "now" at tick 0; generated history ends here. */
+    readonly epoch: number,
+  ) {
     this.rng = new Rng(seed);
+    this.now = epoch;
   }
 
   newId(kind: keyof typeof FIRST_ID): number {

@@ -21,3 +21,8 @@ export function parseIso(text: string): number | null {
   const ms = Date.parse(text);
   return Number.isNaN(ms) ? null : ms;
 }
+
+/** The start of the current real hour: an epoch that makes simulated data look recent yet stays stable for an hour. */
+export function currentHour(now = Date.now()): number {
+  return Math.floor(now / HOUR) * HOUR;
+}

@@ -52,8 +52,14 @@ export interface SimulatorOptions {
   host?: string;
   /** Default 0, a free port. */
   port?: number;
-  /** Default 1; the same seed gives the same data. */
+  /** Default 1; the same seed (and epoch) gives the same data. */
   seed?: number;
+  /**
+   * The simulated "now" at tick 0, in ms since 1970; the generated history covers the 90 days
+   * before it. Default SIMULATED_EPOCH, a fixed date, so tests are reproducible; `demo` and
+   * `simulate` pass the current hour so the data look recent to a worker on a real clock.
+   */
+  epoch?: number;
   /** Default 'small'. */
   size?: SizePreset | Partial<DataSizes>;
   /** Order of pages when no since_id is given; default newest-first. */
