@@ -1,0 +1,33 @@
+# syntax=docker/dockerfile:1
+# loyalty-sync container image. Build: docker build -t loyalty-sync .
+# scripts/replay-dockerfile.mjs replays the COPY and RUN steps of both stages without Docker (CI runs it).
+
+# ---- build: compile TypeScript and better-sqlite3 with the dev dependencies ----
+FROM node:24-bookworm-slim AS build
+RUN apt-get update && apt-get install -y --no-install-recommends python3 make g++ && rm -rf /var/lib/apt/lists/*
+WORKDIR /app
+COPY package.json package-lock.json tsconfig.json tsconfig.build.json ./
+COPY scripts ./scripts
+COPY config ./config
+COPY src ./src
+# npm ci runs `prepare`, which compiles src/ to dist/.
+RUN npm ci --no-audit --no-fund
+RUN npm prune --omit=dev --no-audit --no-fund
+
+# ---- run: production dependencies and compiled code only ----
+FROM node:24-bookworm-slim
+ENV NODE_ENV=production \
+    LOYALTY_DB=/data/mirror.db \
+    LOYALTY_EXPORT_DIR=/data/exports
+WORKDIR /app
+COPY --from=build /app/package.json ./package.json
+COPY --from=build /app/node_modules ./node_modules
+COPY --from=build /app/dist ./dist
+COPY --from=build /app/config ./config
+RUN ln -s /app/dist/cli/index.js /usr/local/bin/loyalty-sync && chmod +x /app/dist/cli/index.js \
+ && mkdir -p /data && chown node:node /data
+USER node
+VOLUME ["/data"]
+# Exec form: node is PID 1 and receives SIGTERM itself (no shell in between); loyalty-sync handles it.
+ENTRYPOINT ["loyalty-sync"]
+CMD ["run"]

@@ -1,0 +1,27 @@
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { UsageError } from './errors.js';
+
+type Options = NonNullable<ParseArgsConfig['options']>;
+
+/**
+ * node:util parseArgs in strict mode, with its errors turned into one UsageError sentence
+ * that names the command. Every command parses its own flags through this.
+ */
+export function parseCommandArgs<T extends Options>(command: string, argv: string[], options: T, allowPositionals = false) {
+  try {
+    return parseArgs({ args: argv, options, strict: true, allowPositionals });
+  } catch (error) {
+    const message = (error as Error).message.replace(/\. To specify a positional argument.*$/s, '');
+    throw new UsageError(`${command}: ${message.replace(/\.$/, '')}; see "loyalty-sync ${command} --help".`);
+  }
+}
+
+/** Parses a whole number flag, or says which flag was wrong and what was expected. */
+export function parseIntegerFlag(flag: string, value: string, min = Number.MIN_SAFE_INTEGER, max = Number.MAX_SAFE_INTEGER): number {
+  if (!/^-?\d+$/.test(value.trim())) throw new UsageError(`--${flag} is "${value}"; expected a whole number.`);
+  const parsed = Number(value);
+  if (parsed < min || parsed > max) {
+    throw new UsageError(`--${flag} is ${value}; expected a whole number from ${min} to ${max}.`);
+  }
+  return parsed;
+}

@@ -1,0 +1,55 @@
+import type { ApiClient } from '../api/client.js';
+import { describeError } from '../api/errors.js';
+import type { Config } from '../config.js';
+import type { Db } from '../db/open.js';
+import { runExport } from '../export/index.js';
+import type { Logger } from '../log.js';
+import { pushDueJobs, summarizePush } from '../queue/index.js';
+import { runSync } from '../sync/index.js';
+
+export type JobName = 'sync' | 'refresh' | 'push' | 'export';
+export const JOB_NAMES: readonly JobName[] = ['sync', 'refresh', 'push', 'export'];
+
+/** What a job needs; built once per process and shared by every run of every job. */
+export interface WorkerDeps {
+  db: Db;
+  client: ApiClient;
+  config: Readonly<Config>;
+  logger: Logger;
+}
+
+export interface JobOutcome {
+  job: JobName;
+  ok: boolean;
+  /** One line for a person: what the run did, or why it failed. */
+  summary: string;
+}
+
+/** Runs one job once and turns its report, or its failure, into one line. Never throws. */
+export async function runJob(job: JobName, deps: WorkerDeps, signal?: AbortSignal): Promise<JobOutcome> {
+  const logger = deps.logger.child({ job });
+  try {
+    switch (job) {
+      case 'sync':
+      case 'refresh': {
+        const report = await runSync({ ...deps, logger, refresh: job === 'refresh', signal });
+        const parts = report.streams.map((s) =>
+          s.status === 'succeeded' ? `${s.stream} +${s.inserted} ~${s.updated}${s.removed ? ` -${s.removed}` : ''}` : `${s.stream} ${s.status}${s.error ? ` (${s.error})` : ''}`,
+        );
+        return { job, ok: report.ok, summary: `${job}: ${parts.join(', ')}` };
+      }
+      case 'push': {
+        const report = await pushDueJobs({ ...deps, logger, signal });
+        return { job, ok: true, summary: summarizePush(report) };
+      }
+      case 'export': {
+        const report = await runExport({ ...deps, logger, signal });
+        const rows = report.files.reduce((sum, file) => sum + file.rows, 0);
+        return { job, ok: true, summary: `export: ${report.files.length} files, ${rows} rows, manifest ${report.manifestPath}` };
+      }
+    }
+  } catch (error) {
+    logger.error({ err: error }, `${job} failed`);
+    return { job, ok: false, summary: `${job} failed: ${describeError(error)}` };
+  }
+}

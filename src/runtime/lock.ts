@@ -1,0 +1,137 @@
+import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
+import type { Db } from '../db/open.js';
+import type { Logger } from '../log.js';
+
+/** The lock that keeps two processes from syncing or pushing into one mirror at the same time. */
+export const WRITER_LOCK = 'writer';
+
+export interface LockHolder {
+  pid: number;
+  hostname: string;
+  command: string;
+  acquiredAt: string;
+  heartbeatAt: string;
+  expiresAt: string;
+}
+
+/** The lock is held by another live process; its message is what the user reads. */
+export class LockBusyError extends Error {
+  override readonly name = 'LockBusyError';
+  constructor(
+    readonly dbPath: string,
+    readonly holder: LockHolder,
+  ) {
+    super(
+      `another loyalty-sync (${holder.command}, pid ${holder.pid} on ${holder.hostname}) holds ${dbPath} since ${holder.acquiredAt}; ` +
+        `its lease runs until ${holder.expiresAt} unless it renews it.`,
+    );
+  }
+}
+
+export interface HeldLock {
+  /** Aborted if the lease was lost (this process stalled longer than the lease and another took over). */
+  readonly lost: AbortSignal;
+  release(): void;
+}
+
+export interface AcquireOptions {
+  db: Db;
+  dbPath: string;
+  command: string;
+  leaseMs: number;
+  logger: Logger;
+  /** Keep trying until the lock frees up (or its lease expires) instead of failing at once. */
+  wait?: boolean;
+  signal?: AbortSignal;
+}
+
+interface LockRow {
+  token: string;
+  pid: number;
+  hostname: string;
+  command: string;
+  acquired_at: string;
+  heartbeat_at: string;
+  expires_at: string;
+}
+
+export function readLockHolder(db: Db, name = WRITER_LOCK, now = new Date()): LockHolder | null {
+  const row = db.prepare('SELECT * FROM instance_lock WHERE name = ?').get(name) as LockRow | undefined;
+  if (!row || row.expires_at <= now.toISOString()) return null;
+  return toHolder(row);
+}
+
+function toHolder(row: LockRow): LockHolder {
+  return { pid: row.pid, hostname: row.hostname, command: row.command, acquiredAt: row.acquired_at, heartbeatAt: row.heartbeat_at, expiresAt: row.expires_at };
+}
+
+/** Takes the writer lock and renews it every third of the lease until released. */
+export async function acquireLock(options: AcquireOptions): Promise<HeldLock> {
+  const { db, leaseMs, logger } = options;
+  const token = randomUUID();
+  const tryTake = db.transaction((now: Date): LockRow | null => {
+    const current = db.prepare('SELECT * FROM instance_lock WHERE name = ?').get(WRITER_LOCK) as LockRow | undefined;
+    if (current && current.expires_at > now.toISOString()) return current;
+    if (current) logger.warn({ previous: toHolder(current) }, 'taking over a writer lock whose lease expired (its holder probably crashed)');
+    const stamp = now.toISOString();
+    db.prepare(
+      `INSERT OR REPLACE INTO instance_lock (name, token, pid, hostname, command, acquired_at, heartbeat_at, expires_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+    ).run(WRITER_LOCK, token, process.pid, hostname(), options.command, stamp, stamp, new Date(now.getTime() + leaseMs).toISOString());
+    return null;
+  });
+
+  let announced = false;
+  for (;;) {
+    const busy = tryTake.immediate(new Date());
+    if (!busy) break;
+    if (!options.wait) throw new LockBusyError(options.dbPath, toHolder(busy));
+    if (!announced) {
+      logger.info({ holder: toHolder(busy) }, new LockBusyError(options.dbPath, toHolder(busy)).message + ' Waiting for it.');
+      announced = true;
+    }
+    await delay(Math.min(leaseMs / 4, 1_000), options.signal);
+  }
+
+  const lost = new AbortController();
+  const renew = db.prepare('UPDATE instance_lock SET heartbeat_at = ?, expires_at = ? WHERE name = ? AND token = ?');
+  const timer = setInterval(() => {
+    const now = new Date();
+    try {
+      const { changes } = renew.run(now.toISOString(), new Date(now.getTime() + leaseMs).toISOString(), WRITER_LOCK, token);
+      if (changes === 0) {
+        logger.error('the writer lock was taken over by another process; stopping work');
+        lost.abort(new Error('writer lock lost'));
+        clearInterval(timer);
+      }
+    } catch (error) {
+      // A busy database delays one renewal; the lease has two more chances before it runs out.
+      logger.warn({ err: error }, 'could not renew the writer lock');
+    }
+  }, Math.max(50, Math.floor(leaseMs / 3)));
+  timer.unref();
+
+  return {
+    lost: lost.signal,
+    release() {
+      clearInterval(timer);
+      db.prepare('DELETE FROM instance_lock WHERE name = ? AND token = ?').run(WRITER_LOCK, token);
+    },
+  };
+}
+
+function delay(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal?.reason);
+    };
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}

@@ -1,0 +1,84 @@
+import cron, { type ScheduledTask } from 'node-cron';
+import type { Config } from '../config.js';
+import type { Logger } from '../log.js';
+import { JOB_NAMES, type JobName, type JobOutcome } from './jobs.js';
+
+export interface SchedulerOptions {
+  schedule: Readonly<Config['schedule']>;
+  run: (job: JobName) => Promise<JobOutcome>;
+  logger: Logger;
+  /** Called after every run (tests and status use it). */
+  onRun?: (outcome: JobOutcome, startedAt: Date, finishedAt: Date) => void;
+}
+
+export interface Scheduler {
+  /** Stops the schedules and resolves once the runs in flight have finished. */
+  stop(): Promise<void>;
+}
+
+/**
+ * Runs each job on its cron schedule. A job never overlaps itself: a tick that finds the previous
+ * run still going is skipped and logged. sync and refresh both move the pull checkpoints, so they
+ * never run together either: a refresh tick during a sync waits for it and then runs.
+ */
+export function startScheduler(options: SchedulerOptions): Scheduler {
+  const { logger } = options;
+  const running = new Map<JobName, Promise<void>>();
+  let refreshDeferred = false;
+  let stopping = false;
+
+  const pullBusy = () => running.has('sync') || running.has('refresh');
+
+  const launch = (job: JobName): void => {
+    const startedAt = new Date();
+    const done = options
+      .run(job)
+      .then((outcome) => {
+        const finishedAt = new Date();
+        logger[outcome.ok ? 'info' : 'warn'](
+          { job, ok: outcome.ok, startedAt: startedAt.toISOString(), finishedAt: finishedAt.toISOString(), ms: finishedAt.getTime() - startedAt.getTime() },
+          outcome.summary,
+        );
+        options.onRun?.(outcome, startedAt, finishedAt);
+      })
+      .finally(() => {
+        running.delete(job);
+        if (!stopping && refreshDeferred && !pullBusy()) {
+          refreshDeferred = false;
+          launch('refresh');
+        }
+      });
+    running.set(job, done);
+  };
+
+  const tick = (job: JobName): void => {
+    if (stopping) return;
+    if (running.has(job)) {
+      logger.warn({ job }, `${job} is still running from its previous tick; skipping this one`);
+      return;
+    }
+    if (job === 'refresh' && pullBusy()) {
+      logger.info({ job }, 'refresh is due while a sync runs; it will start when the sync ends');
+      refreshDeferred = true;
+      return;
+    }
+    if (job === 'sync' && running.has('refresh')) {
+      logger.warn({ job }, 'sync is due while a refresh runs (which syncs too); skipping this tick');
+      return;
+    }
+    launch(job);
+  };
+
+  const tasks: ScheduledTask[] = JOB_NAMES.map((job) =>
+    cron.schedule(options.schedule[job], () => tick(job), { timezone: options.schedule.timezone, name: `loyalty-sync:${job}` }),
+  );
+  logger.info({ schedule: options.schedule }, 'schedules started');
+
+  return {
+    async stop() {
+      stopping = true;
+      await Promise.all(tasks.map(async (task) => task.destroy()));
+      await Promise.all(running.values());
+    },
+  };
+}

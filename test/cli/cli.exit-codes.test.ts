@@ -1,0 +1,49 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { runCli } from '../helpers/cli.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'ls-cli-'));
+const env = { LOYALTY_DB: join(dir, 'mirror.db'), LOYALTY_EXPORT_DIR: join(dir, 'exports') };
+
+function configFile(name: string, content: unknown): string {
+  const file = join(dir, name);
+  writeFileSync(file, JSON.stringify(content));
+  return file;
+}
+
+describe('the command line', () => {
+  it('lists every command of the design in --help', async () => {
+    const result = await runCli(['--help'], { env });
+    expect(result.code).toBe(0);
+    for (const command of ['sync', 'push', 'export', 'once', 'run', 'status', 'whoami', 'queue', 'simulate', 'demo']) {
+      expect(result.stdout).toMatch(new RegExp(`^  ${command} `, 'm'));
+    }
+  });
+
+  it('exits 2 with one sentence for an unknown command', async () => {
+    const result = await runCli(['synk'], { env });
+    expect(result.code).toBe(2);
+    expect(result.stderr.trim()).toBe(
+      'loyalty-sync: Unknown command "synk"; expected one of: sync, push, export, once, run, status, whoami, queue, simulate, demo.',
+    );
+  });
+
+  const badConfigs: Array<[string, unknown, string]> = [
+    ['wrong type', { api: { requestTimeoutMs: 'soon' } }, 'api.requestTimeoutMs'],
+    ['unknown key', { api: { timeout: 5 } }, 'api.timeout'],
+    ['bad cron', { schedule: { export: '61 * * * *' } }, 'schedule.export'],
+    ['non-http base URL', { api: { baseUrl: 'file:///etc/passwd' } }, 'api.baseUrl'],
+  ];
+  for (const [what, content, key] of badConfigs) {
+    it(`exits 2 on a config with a ${what}, naming ${key}, without a stack trace`, async () => {
+      const file = configFile(`${what.replace(/\W/g, '-')}.json`, content);
+      const result = await runCli(['--config', file, 'status'], { env });
+      expect(result.code).toBe(2);
+      expect(result.stderr).toContain(`"${key}"`);
+      expect(result.stderr.trim().split('\n')).toHaveLength(1);
+      expect(result.stderr).not.toMatch(/\n\s+at /);
+    });
+  }
+});

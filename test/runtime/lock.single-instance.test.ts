@@ -1,0 +1,56 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startSimulator, type SimulatorHandle } from '../../src/simulator/index.js';
+import { runCli } from '../helpers/cli.js';
+import { startCli } from '../helpers/process.js';
+
+let sim: SimulatorHandle;
+const dir = mkdtempSync(join(tmpdir(), 'ls-lock-'));
+const dbPath = join(dir, 'mirror.db');
+const configFile = join(dir, 'config.json');
+
+beforeAll(async () => {
+  sim = await startSimulator({ seed: 3, size: 'tiny' });
+  // Schedules that never fire during the test: the `run` process only holds the lock.
+  writeFileSync(
+    configFile,
+    JSON.stringify({
+      runtime: { lockLeaseSeconds: 4 },
+      schedule: { sync: '0 0 1 1 *', refresh: '0 0 1 1 *', push: '0 0 1 1 *', export: '0 0 1 1 *' },
+    }),
+  );
+});
+afterAll(async () => sim.close());
+
+const env = () => ({ LOYALTY_API_KEY: sim.keys.full, LOYALTY_BASE_URL: sim.url, LOYALTY_DB: dbPath, LOYALTY_EXPORT_DIR: join(dir, 'exports') });
+
+describe('single instance', () => {
+  it('refuses a second process while the first runs, and takes over once a SIGKILLed holder’s lease expires', async () => {
+    const first = startCli(['--config', configFile, 'run'], env());
+    await first.waitForLine((line) => line.msg === 'schedules started');
+
+    for (const command of ['once', 'sync', 'push']) {
+      const refused = await runCli(['--config', configFile, command], { env: env() });
+      expect(refused.code, `${command}: ${refused.stderr}`).toBe(1);
+      expect(refused.stderr).toMatch(new RegExp(`another loyalty-sync \\(run, pid ${first.child.pid} on .*\\) holds ${dbPath.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')} since \\d{4}-`));
+    }
+    const status = await runCli(['--config', configFile, 'status', '--json'], { env: env() });
+    expect(status.code, status.stderr).toBe(0);
+    expect(JSON.stringify(JSON.parse(status.stdout))).toContain(`"pid":${first.child.pid}`);
+
+    first.child.kill('SIGKILL');
+    await first.exited;
+
+    // A second `run` waits for the dead holder's lease to run out, then takes the lock over.
+    const second = startCli(['--config', configFile, 'run'], env());
+    await second.waitForLine((line) => typeof line.msg === 'string' && line.msg.includes('taking over a writer lock whose lease expired'));
+    await second.waitForLine((line) => line.msg === 'schedules started');
+    second.child.kill('SIGTERM');
+    expect((await second.exited).code, second.stderr()).toBe(0);
+
+    const after = await runCli(['--config', configFile, 'sync'], { env: env() });
+    expect(after.code, after.stderr).toBe(0);
+  });
+});

@@ -1,0 +1,50 @@
+import { existsSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startSimulator, type SimulatorHandle } from '../../src/simulator/index.js';
+import { runCli } from '../helpers/cli.js';
+
+let sim: SimulatorHandle;
+const dir = mkdtempSync(join(tmpdir(), 'ls-once-'));
+
+beforeAll(async () => {
+  sim = await startSimulator({ seed: 11, size: 'tiny' });
+});
+afterAll(async () => sim.close());
+
+const env = (key: string, name: string) => ({
+  LOYALTY_API_KEY: key,
+  LOYALTY_BASE_URL: sim.url,
+  LOYALTY_DB: join(dir, `${name}.db`),
+  LOYALTY_EXPORT_DIR: join(dir, `${name}-exports`),
+});
+
+describe('once', () => {
+  it('syncs, pushes and exports, one line per step, and exits 0', async () => {
+    const result = await runCli(['once'], { env: env(sim.keys.full, 'good') });
+    expect(result.code, result.stderr).toBe(0);
+    // Logs are JSON lines on the same stdout; the step summaries are the plain lines.
+    const lines = result.stdout.trim().split('\n').filter((line) => !line.startsWith('{'));
+    expect(lines.map((line) => line.split(' ')[0])).toEqual(['ok', 'ok', 'ok']);
+    expect(lines.map((line) => line.slice(5).split(':')[0])).toEqual(['sync', 'push', 'export']);
+    expect(readdirSync(join(dir, 'good-exports', 'manifests')).some((file) => file.endsWith('.json'))).toBe(true);
+  });
+
+  it('exits 1 when the API rejects the credential, saying so in one line per failed step, and never prints the key', async () => {
+    const key = 'not-a-valid-key-7f3a9c';
+    const result = await runCli(['once'], { env: env(key, 'badkey') });
+    expect(result.code).toBe(1);
+    expect(result.stdout).toMatch(/FAIL sync: .*401/);
+    expect(result.stdout + result.stderr).not.toContain(key);
+  });
+
+  it('exits 2 on a bad config without touching the mirror', async () => {
+    const file = join(dir, 'bad.json');
+    writeFileSync(file, JSON.stringify({ push: { concurrency: 0 } }));
+    const result = await runCli(['--config', file, 'once'], { env: env(sim.keys.full, 'badconfig') });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('"push.concurrency" is 0');
+    expect(existsSync(join(dir, 'badconfig.db'))).toBe(false);
+  });
+});

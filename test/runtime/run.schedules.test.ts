@@ -1,0 +1,54 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startSimulator, type SimulatorHandle } from '../../src/simulator/index.js';
+import { startCli } from '../helpers/process.js';
+
+let sim: SimulatorHandle;
+const dir = mkdtempSync(join(tmpdir(), 'ls-run-'));
+
+beforeAll(async () => {
+  // Latency makes each sync last longer than the one-second schedule, so ticks find it running.
+  sim = await startSimulator({ seed: 7, size: 'tiny', faults: { latencyMs: 150 } });
+});
+afterAll(async () => sim.close());
+
+describe('run', () => {
+  it('runs every job on second-level schedules, never overlapping a job with itself, and stops cleanly on SIGTERM', async () => {
+    const configFile = join(dir, 'config.json');
+    writeFileSync(
+      configFile,
+      JSON.stringify({
+        schedule: { sync: '* * * * * *', refresh: '*/3 * * * * *', push: '* * * * * *', export: '*/2 * * * * *' },
+        export: { formats: ['csv'] },
+      }),
+    );
+    const proc = startCli(['--config', configFile, 'run'], {
+      LOYALTY_API_KEY: sim.keys.full,
+      LOYALTY_BASE_URL: sim.url,
+      LOYALTY_DB: join(dir, 'mirror.db'),
+      LOYALTY_EXPORT_DIR: join(dir, 'exports'),
+    });
+    const finished = (job: string) => proc.lines.filter((line) => line.job === job && typeof line.finishedAt === 'string');
+    await proc.waitForLine(() => ['sync', 'refresh', 'push', 'export'].every((job) => finished(job).length >= 2));
+    await proc.waitForLine((line) => typeof line.msg === 'string' && line.msg.includes('still running from its previous tick'));
+    proc.child.kill('SIGTERM');
+    const { code } = await proc.exited;
+    expect(code, proc.stderr()).toBe(0);
+
+    for (const job of ['sync', 'refresh', 'push', 'export']) {
+      const runs = finished(job)
+        .map((line) => ({ start: Date.parse(line.startedAt as string), end: Date.parse(line.finishedAt as string), ok: line.ok }))
+        .sort((a, b) => a.start - b.start);
+      expect(runs.every((run) => run.ok), `${job} runs all succeeded`).toBe(true);
+      for (let i = 1; i < runs.length; i += 1) expect(runs[i].start, `${job} run ${i} starts after run ${i - 1} ended`).toBeGreaterThanOrEqual(runs[i - 1].end);
+    }
+    // sync and refresh both move the pull checkpoints, so they never run at the same time either.
+    const pulls = [...finished('sync'), ...finished('refresh')]
+      .map((line) => ({ start: Date.parse(line.startedAt as string), end: Date.parse(line.finishedAt as string) }))
+      .sort((a, b) => a.start - b.start);
+    for (let i = 1; i < pulls.length; i += 1) expect(pulls[i].start).toBeGreaterThanOrEqual(pulls[i - 1].end);
+    expect(proc.lines.some((line) => line.msg === 'stopped cleanly')).toBe(true);
+  });
+});
