@@ -1,0 +1,25 @@
+// npm run bench: every benchmark in turn, each in its own process so one's memory and CPU do not
+// colour the next. Figures and targets are printed by the benchmarks themselves.
+// BENCH=sync,export npm run bench runs a subset.
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+const ALL = ['simulator', 'sync', 'push', 'export'];
+const chosen = process.env.BENCH ? process.env.BENCH.split(',').map((name) => name.trim()) : ALL;
+const unknown = chosen.filter((name) => !ALL.includes(name));
+if (unknown.length > 0) {
+  console.error(`BENCH names ${unknown.join(', ')}; expected some of ${ALL.join(', ')}.`);
+  process.exit(2);
+}
+
+let failed = 0;
+for (const name of chosen) {
+  console.log(`\n=== ${name} ===`);
+  const script = fileURLToPath(new URL(`./${name}.bench.mjs`, import.meta.url));
+  const result = spawnSync(process.execPath, ['--expose-gc', script], { stdio: 'inherit' });
+  if (result.status !== 0) {
+    failed += 1;
+    console.log(`${name}: exited ${result.status ?? result.signal}`);
+  }
+}
+process.exit(failed === 0 ? 0 : 1);

@@ -1,0 +1,59 @@
+import { createHash, type Hash } from 'node:crypto';
+import { mkdir, open, rename, rm, type FileHandle } from 'node:fs/promises';
+import { dirname } from 'node:path';
+
+/** Folders and files of an export hold customers' emails: owner only. */
+export const DIR_MODE = 0o700;
+export const FILE_MODE = 0o600;
+
+export interface WrittenFile {
+  bytes: number;
+  sha256: string;
+}
+
+/**
+ * A file written under its temporary name, hashed as it goes. `commit` makes it durable and
+ * renames it into place; `discard` removes it. Each write is awaited, so a slow disk holds back
+ * the reader instead of letting buffers pile up.
+ */
+export class FileSink {
+  private readonly hash: Hash = createHash('sha256');
+  private bytes = 0;
+
+  private constructor(
+    private readonly handle: FileHandle,
+    readonly tmpPath: string,
+  ) {}
+
+  static async create(tmpPath: string): Promise<FileSink> {
+    await mkdir(dirname(tmpPath), { recursive: true, mode: DIR_MODE });
+    return new FileSink(await open(tmpPath, 'wx', FILE_MODE), tmpPath);
+  }
+
+  async write(chunk: Uint8Array): Promise<void> {
+    this.hash.update(chunk);
+    this.bytes += chunk.byteLength;
+    let offset = 0;
+    while (offset < chunk.byteLength) {
+      const { bytesWritten } = await this.handle.write(chunk, offset, chunk.byteLength - offset);
+      offset += bytesWritten;
+    }
+  }
+
+  /** Flushes to disk and closes; the file keeps its temporary name until `publish`. */
+  async finish(): Promise<WrittenFile> {
+    await this.handle.sync();
+    await this.handle.close();
+    return { bytes: this.bytes, sha256: this.hash.digest('hex') };
+  }
+
+  async discard(): Promise<void> {
+    await this.handle.close().catch(() => undefined);
+    await rm(this.tmpPath, { force: true });
+  }
+}
+
+/** Atomic on one filesystem, which holds because the temporary file sits in the target's folder. */
+export async function publish(tmpPath: string, finalPath: string): Promise<void> {
+  await rename(tmpPath, finalPath);
+}

@@ -1,0 +1,4 @@
+export { runExport, type ExportOptions, type ExportReport } from './runExport.js';
+export { lastExport, type LastExport } from './exportRuns.js';
+export { EXPORT_TABLES, isExportTable, type ExportTable } from './schema.js';
+export type { Manifest, ManifestFile, ManifestColumn } from './manifest.js';

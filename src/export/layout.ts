@@ -1,0 +1,49 @@
+import { randomBytes } from 'node:crypto';
+import { join } from 'node:path';
+import type { ExportFormat } from '../config.js';
+import type { ExportTable } from './schema.js';
+
+/**
+ * Where every export file lives, relative to the export root:
+ *   TABLE/dt=YYYY-MM-DD/TABLE-RUNID.csv|.parquet   data, partitioned by the run's UTC date
+ *   manifests/RUNID.json, manifests/latest.json    one manifest per run, and the newest complete one
+ * A file being written carries a `.tmp-` prefix in the same folder, so its rename into place is atomic.
+ */
+export const MANIFEST_DIR = 'manifests';
+export const LATEST_MANIFEST = 'latest.json';
+export const TMP_PREFIX = '.tmp-';
+
+/** Sortable, UTC, unique enough for runs started in the same second: 20261122T201500Z-ab12. */
+export function newRunId(now: Date): string {
+  const stamp = now.toISOString().replace(/[-:]/g, '').replace(/\.\d{3}Z$/, 'Z');
+  return `${stamp}-${randomBytes(2).toString('hex')}`;
+}
+
+export const RUN_ID_PATTERN = /^\d{8}T\d{6}Z-[0-9a-f]{4}$/;
+
+export function partitionDate(now: Date): string {
+  return now.toISOString().slice(0, 10);
+}
+
+/** Path relative to the export root, with forward slashes (as written in manifests). */
+export function dataFilePath(table: ExportTable, format: ExportFormat, runId: string, date: string): string {
+  return `${table}/dt=${date}/${table}-${runId}.${format}`;
+}
+
+/** `TABLE-RUNID.csv` → RUNID, or null for a name that is not an export file of that table. */
+export function runIdOfDataFile(table: string, fileName: string): string | null {
+  const match = /^(.+)-(\d{8}T\d{6}Z-[0-9a-f]{4})\.(csv|parquet)$/.exec(fileName);
+  return match && match[1] === table ? match[2] : null;
+}
+
+/** The temporary sibling of a final path; the pid lets a later export tell a dead writer's leftovers from a live one's. */
+export function tmpPathFor(root: string, relative: string, pid: number = process.pid): string {
+  const slash = relative.lastIndexOf('/');
+  return join(root, relative.slice(0, slash + 1), `${TMP_PREFIX}${pid}-${relative.slice(slash + 1)}`);
+}
+
+/** The pid embedded in a temporary file name, or null if the name is not one. */
+export function pidOfTmpFile(fileName: string): number | null {
+  const match = /^\.tmp-(\d+)-/.exec(fileName);
+  return match ? Number(match[1]) : null;
+}

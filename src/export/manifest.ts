@@ -1,0 +1,77 @@
+import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { ExportFormat } from '../config.js';
+import type { ColumnType } from '../streams/index.js';
+import { DIR_MODE, FILE_MODE } from './fileSink.js';
+import { LATEST_MANIFEST, MANIFEST_DIR, tmpPathFor } from './layout.js';
+import type { ExportTable } from './schema.js';
+
+export const MANIFEST_VERSION = 1;
+
+export interface ManifestColumn {
+  name: string;
+  /** The mirror's logical type (src/streams). */
+  type: ColumnType;
+  /** Parquet files only: how the column is stored. */
+  parquet?: { physical: string; logical: string | null };
+}
+
+export interface ManifestFile {
+  table: ExportTable;
+  format: ExportFormat;
+  /** Relative to the export root, with forward slashes. */
+  path: string;
+  rows: number;
+  bytes: number;
+  sha256: string;
+  /** full: every row of the table; since_last: rows whose _change_seq is above `sinceChangeSeq`. */
+  kind: 'full' | 'since_last';
+  sinceChangeSeq: number | null;
+  sinceRunId: string | null;
+  columns: ManifestColumn[];
+  /** Parquet only: per column, values the mirror held that the column's type cannot represent (written as null). */
+  invalidValues?: Record<string, number>;
+}
+
+export interface Manifest {
+  manifestVersion: number;
+  runId: string;
+  /** since_last only when a previous successful export existed; otherwise a requested since_last ran full. */
+  kind: 'full' | 'since_last';
+  requestedKind: 'full' | 'since_last';
+  previousRunId: string | null;
+  createdAt: string;
+  /** The partition date of this run's files (UTC). */
+  partitionDate: string;
+  tool: string;
+  program: string | null;
+  snapshot: {
+    /** The mirror's change counter when the read transaction began. */
+    changeSeq: number;
+    /** Stream → sync watermark, as sync_state held them at the snapshot. */
+    watermarks: Record<string, string | null>;
+  };
+  /** How money is typed in Parquet; see decimal.ts. */
+  moneyRule: string;
+  files: ManifestFile[];
+}
+
+/** Writes manifests/RUNID.json, then latest.json as a copy, each by atomic rename; returns the manifest's relative path. */
+export async function writeManifest(root: string, manifest: Manifest): Promise<string> {
+  const relative = `${MANIFEST_DIR}/${manifest.runId}.json`;
+  const text = `${JSON.stringify(manifest, null, 2)}\n`;
+  await mkdir(join(root, MANIFEST_DIR), { recursive: true, mode: DIR_MODE });
+  await writeAtomically(root, relative, text);
+  await writeAtomically(root, `${MANIFEST_DIR}/${LATEST_MANIFEST}`, text);
+  return relative;
+}
+
+async function writeAtomically(root: string, relative: string, text: string): Promise<void> {
+  const tmp = tmpPathFor(root, relative);
+  await writeFile(tmp, text, { mode: FILE_MODE, flush: true });
+  await rename(tmp, join(root, relative));
+}
+
+export async function readManifest(path: string): Promise<Manifest> {
+  return JSON.parse(await readFile(path, 'utf8')) as Manifest;
+}

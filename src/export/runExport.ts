@@ -1,0 +1,144 @@
+import { mkdir, rm } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { STREAM_NAMES, type Config, type ExportFormat } from '../config.js';
+import type { Db } from '../db/open.js';
+import type { Logger } from '../log.js';
+import { toolVersion } from '../version.js';
+import { MONEY_RULE } from './decimal.js';
+import { baselines, completeRun, failRun, insertRun, settleAbandonedRuns, type TableOutcome } from './exportRuns.js';
+import { DIR_MODE, publish } from './fileSink.js';
+import { newRunId, partitionDate } from './layout.js';
+import { isProcessAlive, removeLeftovers } from './leftovers.js';
+import { MANIFEST_VERSION, writeManifest, type Manifest, type ManifestFile } from './manifest.js';
+import { applyRetention } from './retention.js';
+import { EXPORT_TABLES, tableSchema, type ExportTable } from './schema.js';
+import { Snapshot } from './snapshot.js';
+import { writeTableFile, type PendingFile } from './writeTableFile.js';
+
+export interface ExportOptions {
+  /** The mirror (read-write: the run is recorded in export_runs). The snapshot is read on a second, read-only connection. */
+  db: Db;
+  config: Readonly<Config>;
+  logger: Logger;
+  /** Default: config.export.formats. */
+  formats?: ExportFormat[];
+  /** Default: the five streams; write_jobs only when named. */
+  tables?: ExportTable[];
+  /** Only rows changed since the previous successful export of each table. */
+  sinceLast?: boolean;
+  /** The run's clock (run id and partition date); default now. */
+  now?: Date;
+  signal?: AbortSignal;
+}
+
+export interface ExportReport {
+  runId: string;
+  /** Absolute path of the run's manifest. */
+  manifestPath: string;
+  files: ManifestFile[];
+  kind: 'full' | 'since_last';
+}
+
+/**
+ * Writes one consistent snapshot of the mirror: every file of the run is read inside one read
+ * transaction. Files are written under temporary names, renamed into place together once all are
+ * complete, and the manifest is written last, so a loader that follows manifests never sees a
+ * partial run. Leftovers of killed runs are removed first, old runs after (retention).
+ */
+export async function runExport(options: ExportOptions): Promise<ExportReport> {
+  const { db, config } = options;
+  const now = options.now ?? new Date();
+  const runId = newRunId(now);
+  const logger = options.logger.child({ runId });
+  const root = resolve(config.export.dir);
+  const formats = unique(options.formats ?? config.export.formats);
+  const tables = unique(options.tables ?? [...STREAM_NAMES]);
+  const date = partitionDate(now);
+  const requestedKind = options.sinceLast ? 'since_last' : 'full';
+  if (db.memory || db.name === '') throw new Error('Export needs the mirror in a file, since the snapshot is read on a second connection.');
+
+  await mkdir(root, { recursive: true, mode: DIR_MODE }).catch((error: NodeJS.ErrnoException) => {
+    throw new Error(`Cannot create the export folder ${root} (export.dir or LOYALTY_EXPORT_DIR): ${error.code ?? error.message}.`, { cause: error });
+  });
+  const abandonedRunIds = settleAbandonedRuns(db, new Date().toISOString(), isProcessAlive);
+  const cleaned = await removeLeftovers(root, { tables: EXPORT_TABLES, abandonedRunIds, isAlive: isProcessAlive });
+  if (cleaned.length > 0) logger.info({ files: cleaned.length }, `removed ${cleaned.length} leftover file(s) of interrupted exports`);
+
+  const snapshot = Snapshot.open(db.name);
+  const pending: PendingFile[] = [];
+  const published: string[] = [];
+  let started = false;
+  let manifestWritten = false;
+  try {
+    const schemas = tables.map((table) => tableSchema(snapshot.db, table));
+    const previous = options.sinceLast ? baselines(db, tables) : new Map();
+    const kind = previous.size > 0 ? 'since_last' : 'full';
+    const previousRunId = kind === 'since_last' ? newestRunId([...previous.values()].map((baseline) => baseline.runId)) : null;
+    insertRun(db, { runId, kind, previousRunId, startedAt: now.toISOString(), formats });
+    started = true;
+
+    const outcomes: TableOutcome[] = [];
+    for (const schema of schemas) {
+      const baseline = schema.tracksChanges ? previous.get(schema.table) : undefined;
+      const since = baseline ? baseline.maxChangeSeq : null;
+      let rows = 0;
+      for (const format of formats) {
+        options.signal?.throwIfAborted();
+        const file = await writeTableFile(snapshot, schema, format, { root, runId, date, since, sinceRunId: baseline?.runId ?? null, config, signal: options.signal });
+        pending.push(file);
+        rows = file.entry.rows;
+        logger.info({ table: schema.table, format, rows, bytes: file.entry.bytes }, `wrote ${file.entry.path}`);
+      }
+      outcomes.push({ table: schema.table, maxChangeSeq: schema.tracksChanges ? snapshot.maxChangeSeq(schema.table) : 0, sinceChangeSeq: since, rows });
+    }
+    const watermarks = snapshot.watermarks();
+    const changeSeq = snapshot.changeSeq;
+    snapshot.close();
+
+    for (const file of pending) {
+      await publish(file.tmpPath, file.finalPath);
+      published.push(file.finalPath);
+    }
+    const manifest: Manifest = {
+      manifestVersion: MANIFEST_VERSION,
+      runId,
+      kind,
+      requestedKind,
+      previousRunId,
+      createdAt: now.toISOString(),
+      partitionDate: date,
+      tool: toolVersion(),
+      program: null,
+      snapshot: { changeSeq, watermarks },
+      moneyRule: MONEY_RULE,
+      files: pending.map((file) => file.entry),
+    };
+    const manifestPath = join(root, await writeManifest(root, manifest));
+    manifestWritten = true;
+    completeRun(db, runId, new Date().toISOString(), changeSeq, manifestPath, pending.length, outcomes);
+
+    // The run is complete and published; failing to prune old runs must not undo it.
+    await applyRetention(root, config.export.retainRuns, runId).then(
+      (expired) => expired.length > 0 && logger.info({ runs: expired }, `removed ${expired.length} old export run(s)`),
+      (error: unknown) => logger.warn({ err: error }, 'could not remove old export runs; the next export tries again'),
+    );
+    const totalRows = pending.reduce((sum, file) => sum + file.entry.rows, 0);
+    logger.info({ kind, files: pending.length, rows: totalRows, manifest: manifestPath }, 'export finished');
+    return { runId, manifestPath, files: manifest.files, kind };
+  } catch (error) {
+    if (snapshot.db.open) snapshot.close();
+    // Once the manifest is out, loaders may already be reading the files: they stay.
+    if (!manifestWritten) await Promise.all([...pending.map((file) => file.tmpPath), ...published].map((path) => rm(path, { force: true })));
+    const message = error instanceof Error ? error.message : String(error);
+    if (started) failRun(db, runId, new Date().toISOString(), message);
+    throw new Error(`Export ${runId} failed: ${message}`, { cause: error });
+  }
+}
+
+function newestRunId(runIds: string[]): string {
+  return [...runIds].sort().at(-1) ?? '';
+}
+
+function unique<T>(values: readonly T[]): T[] {
+  return [...new Set(values)];
+}

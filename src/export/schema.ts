@@ -1,0 +1,82 @@
+import { STREAM_NAMES, type StreamName } from '../config.js';
+import type { Db } from '../db/open.js';
+import { STREAMS, type ColumnType } from '../streams/index.js';
+
+/** The five mirror streams, plus the write queue when asked for by name. */
+export const EXPORT_TABLES = [...STREAM_NAMES, 'write_jobs'] as const;
+export type ExportTable = (typeof EXPORT_TABLES)[number];
+
+export function isExportTable(name: string): name is ExportTable {
+  return (EXPORT_TABLES as readonly string[]).includes(name);
+}
+
+export interface ExportColumn {
+  name: string;
+  type: ColumnType;
+}
+
+export interface TableSchema {
+  table: ExportTable;
+  columns: ExportColumn[];
+  /** Whether rows carry `_change_seq`, so a since-last export can pick the changed ones. */
+  tracksChanges: boolean;
+}
+
+/** Columns that full-walk streams keep beside the record, so a loader sees when an entry left the list. */
+const TOMBSTONE_COLUMNS: readonly ExportColumn[] = [
+  { name: 'first_seen_at', type: 'timestamp' },
+  { name: 'last_seen_at', type: 'timestamp' },
+  { name: 'removed_at', type: 'timestamp' },
+];
+
+const BOOKKEEPING_COLUMNS: readonly ExportColumn[] = [
+  { name: 'raw', type: 'json' },
+  { name: '_synced_at', type: 'timestamp' },
+  { name: '_change_seq', type: 'integer' },
+];
+
+/** The export schema of a table, from the stream's column map (or, for write_jobs, the table's declared columns). */
+export function tableSchema(db: Db, table: ExportTable): TableSchema {
+  const declared = declaredColumns(db, table);
+  if (declared.length === 0) {
+    throw new Error(
+      table === 'write_jobs'
+        ? 'Table write_jobs does not exist in the mirror yet (the write-queue migration creates it); export the streams only, or run a newer version.'
+        : `Table ${table} does not exist in the mirror; the database is not a loyalty-sync mirror.`,
+    );
+  }
+  if (table === 'write_jobs') {
+    return { table, columns: declared.map(inferColumn), tracksChanges: declared.some((column) => column.name === '_change_seq') };
+  }
+  const columns = streamColumns(table);
+  const present = new Set(declared.map((column) => column.name));
+  const absent = columns.filter((column) => !present.has(column.name)).map((column) => column.name);
+  if (absent.length > 0) throw new Error(`Table ${table} lacks column(s) ${absent.join(', ')}; the mirror schema is older than this export expects.`);
+  return { table, columns, tracksChanges: true };
+}
+
+function streamColumns(name: StreamName): ExportColumn[] {
+  const stream = STREAMS[name];
+  return [
+    { name: 'id', type: stream.keyType === 'integer' ? 'integer' : 'text' },
+    ...stream.columns.map(({ name: column, type }) => ({ name: column, type })),
+    ...(stream.strategy.kind === 'full-walk' ? TOMBSTONE_COLUMNS : []),
+    ...BOOKKEEPING_COLUMNS,
+  ];
+}
+
+interface DeclaredColumn {
+  name: string;
+  type: string;
+}
+
+function declaredColumns(db: Db, table: string): DeclaredColumn[] {
+  return db.prepare(`SELECT name, type FROM pragma_table_info(?)`).all(table) as DeclaredColumn[];
+}
+
+/** Tables without a column map: INTEGER stays an integer, `*_at` columns are timestamps, the rest text. */
+function inferColumn(column: DeclaredColumn): ExportColumn {
+  if (/INT/i.test(column.type)) return { name: column.name, type: 'integer' };
+  if (column.name.endsWith('_at')) return { name: column.name, type: 'timestamp' };
+  return { name: column.name, type: 'text' };
+}

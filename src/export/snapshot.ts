@@ -1,0 +1,69 @@
+import Database from 'better-sqlite3';
+import type { Db } from '../db/open.js';
+import type { ExportColumn, TableSchema } from './schema.js';
+
+/** One value of a mirror row as better-sqlite3 returns it. */
+export type Cell = string | number | bigint | null;
+export type Row = Cell[];
+
+/**
+ * A read-only connection holding one read transaction open, so every table and every format of a
+ * run sees the same instant of the mirror while syncs keep committing. In WAL mode a reader's
+ * snapshot is fixed by its first read, not by BEGIN, hence the read in `open`.
+ */
+export class Snapshot {
+  private constructor(
+    readonly db: Db,
+    /** The mirror's change counter at the snapshot. */
+    readonly changeSeq: number,
+  ) {}
+
+  static open(path: string): Snapshot {
+    const db = new Database(path, { readonly: true, fileMustExist: true });
+    try {
+      db.pragma('busy_timeout = 10000');
+      db.exec('BEGIN');
+      const changeSeq = db.prepare('SELECT value FROM change_counter WHERE id = 1').pluck().get() as number | undefined;
+      return new Snapshot(db, changeSeq ?? 0);
+    } catch (error) {
+      db.close();
+      throw error;
+    }
+  }
+
+  /**
+   * Rows in storage order, as arrays in the schema's column order; only those changed after
+   * `afterChangeSeq` when given. `select` may read a column through an SQL expression.
+   */
+  rows(schema: TableSchema, afterChangeSeq: number | null, select: (column: ExportColumn) => string = (column) => `"${column.name}"`): IterableIterator<Row> {
+    const columns = schema.columns.map(select).join(', ');
+    const where = afterChangeSeq === null ? '' : ' WHERE _change_seq > ?';
+    const statement = this.db.prepare(`SELECT ${columns} FROM "${schema.table}"${where} ORDER BY rowid`).raw(true);
+    return (afterChangeSeq === null ? statement.iterate() : statement.iterate(afterChangeSeq)) as IterableIterator<Row>;
+  }
+
+  /** Non-null values of one column among the rows to export, for choosing its Parquet type before writing. */
+  values(table: string, column: string, afterChangeSeq: number | null): IterableIterator<Cell> {
+    const since = afterChangeSeq === null ? '' : ' AND _change_seq > ?';
+    const statement = this.db.prepare(`SELECT "${column}" FROM "${table}" WHERE "${column}" IS NOT NULL${since}`).pluck();
+    return (afterChangeSeq === null ? statement.iterate() : statement.iterate(afterChangeSeq)) as IterableIterator<Cell>;
+  }
+
+  maxChangeSeq(table: string): number {
+    return this.db.prepare(`SELECT coalesce(max(_change_seq), 0) FROM "${table}"`).pluck().get() as number;
+  }
+
+  /** Stream → watermark, as sync_state holds them at the snapshot. */
+  watermarks(): Record<string, string | null> {
+    const rows = this.db.prepare('SELECT stream, watermark FROM sync_state ORDER BY stream').all() as Array<{ stream: string; watermark: string | null }>;
+    return Object.fromEntries(rows.map((row) => [row.stream, row.watermark]));
+  }
+
+  close(): void {
+    try {
+      if (this.db.inTransaction) this.db.exec('COMMIT');
+    } finally {
+      this.db.close();
+    }
+  }
+}

@@ -1,0 +1,80 @@
+import { join } from 'node:path';
+import type { Config, ExportFormat } from '../config.js';
+import { toolVersion } from '../version.js';
+import { parquetColumns } from './arrowColumns.js';
+import { csvSelect, writeCsv } from './csvWriter.js';
+import { fitsMoneyDecimal } from './decimal.js';
+import { FileSink } from './fileSink.js';
+import { dataFilePath, tmpPathFor } from './layout.js';
+import type { ManifestColumn, ManifestFile } from './manifest.js';
+import { writeParquet } from './parquetWriter.js';
+import type { TableSchema } from './schema.js';
+import type { Snapshot } from './snapshot.js';
+
+/** A complete data file under its temporary name, with its manifest entry, waiting to be renamed into place. */
+export interface PendingFile {
+  tmpPath: string;
+  finalPath: string;
+  entry: ManifestFile;
+}
+
+export interface FileContext {
+  /** The export root (absolute). */
+  root: string;
+  runId: string;
+  /** The partition date, YYYY-MM-DD. */
+  date: string;
+  /** Only rows whose _change_seq is above this; null for every row. */
+  since: number | null;
+  /** The run `since` comes from, for the manifest. */
+  sinceRunId: string | null;
+  config: Readonly<Config>;
+  signal?: AbortSignal;
+}
+
+/** Writes one table in one format from the snapshot to a temporary file; removes the file if that fails. */
+export async function writeTableFile(snapshot: Snapshot, schema: TableSchema, format: ExportFormat, context: FileContext): Promise<PendingFile> {
+  const path = dataFilePath(schema.table, format, context.runId, context.date);
+  const tmpPath = tmpPathFor(context.root, path);
+  const sink = await FileSink.create(tmpPath);
+  try {
+    let count: number;
+    let columns: ManifestColumn[];
+    let invalidValues: Record<string, number> | undefined;
+    if (format === 'csv') {
+      count = await writeCsv(snapshot.rows(schema, context.since, csvSelect), schema.columns, sink, { formulaGuard: context.config.export.csvFormulaGuard }, context.signal);
+      columns = schema.columns.map(({ name, type }) => ({ name, type }));
+    } else {
+      const plan = parquetColumns(schema.columns, (column) => moneyFits(snapshot, schema.table, column, context.since));
+      const result = await writeParquet(snapshot.rows(schema, context.since), plan, sink, { rowGroupSize: context.config.export.parquetRowGroupSize, createdBy: toolVersion() }, context.signal);
+      count = result.rows;
+      invalidValues = result.invalid;
+      columns = plan.map(({ name, type, physical, logical }) => ({ name, type, parquet: { physical, logical } }));
+    }
+    const written = await sink.finish();
+    const entry: ManifestFile = {
+      table: schema.table,
+      format,
+      path,
+      rows: count,
+      bytes: written.bytes,
+      sha256: written.sha256,
+      kind: context.since === null ? 'full' : 'since_last',
+      sinceChangeSeq: context.since,
+      sinceRunId: context.sinceRunId,
+      columns,
+      ...(invalidValues ? { invalidValues } : {}),
+    };
+    return { tmpPath, finalPath: join(context.root, path), entry };
+  } catch (error) {
+    await sink.discard();
+    throw new Error(`writing ${path}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+  }
+}
+
+function moneyFits(snapshot: Snapshot, table: string, column: string, since: number | null): boolean {
+  for (const value of snapshot.values(table, column, since)) {
+    if (!fitsMoneyDecimal(String(value))) return false;
+  }
+  return true;
+}

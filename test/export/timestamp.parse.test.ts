@@ -1,0 +1,23 @@
+import { describe, expect, it } from 'vitest';
+import { isoToMicros } from '../../src/export/timestamp.js';
+
+describe('isoToMicros', () => {
+  it('reads the forms the API and the mirror use, to the microsecond', () => {
+    expect(isoToMicros('2026-03-01T12:00:00.000Z')).toBe(Date.UTC(2026, 2, 1, 12) * 1000);
+    expect(isoToMicros('2026-03-01T12:00:00Z')).toBe(Date.UTC(2026, 2, 1, 12) * 1000);
+    expect(isoToMicros('2026-03-01T12:00:00.123456Z')).toBe(Date.UTC(2026, 2, 1, 12) * 1000 + 123_456);
+    expect(isoToMicros('2026-03-01T12:00:00.1234569Z')).toBe(Date.UTC(2026, 2, 1, 12) * 1000 + 123_456);
+    expect(isoToMicros('2026-03-01T12:00:00.5+02:00')).toBe(Date.UTC(2026, 2, 1, 10) * 1000 + 500_000);
+    expect(isoToMicros('2026-03-01T12:00-0130')).toBe(Date.UTC(2026, 2, 1, 13, 30) * 1000);
+    expect(isoToMicros('2026-03-01 12:00:00')).toBe(Date.UTC(2026, 2, 1, 12) * 1000);
+    expect(isoToMicros('2024-02-29')).toBe(Date.UTC(2024, 1, 29) * 1000);
+    expect(isoToMicros('1969-12-31T23:59:59.999999Z')).toBe(-1);
+    expect(isoToMicros('0050-01-01T00:00:00Z')).toBe(new Date('0050-01-01T00:00:00Z').getTime() * 1000);
+  });
+
+  it('refuses what is not a real instant', () => {
+    for (const text of ['', 'yesterday', '2026-02-30', '2025-02-29T00:00:00Z', '2026-13-01', '2026-01-01T24:00:00Z', '2026-01-01T12:60Z', '2026-01-01T12:00:00.Z', '2026-01-01T12:00:00ZZ', '2026-01-01T12:00:00+2', '2026-1-01', '20260101']) {
+      expect(isoToMicros(text), text).toBeNull();
+    }
+  });
+});
