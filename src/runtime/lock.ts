@@ -72,8 +72,12 @@ export async function acquireLock(options: AcquireOptions): Promise<HeldLock> {
   const token = randomUUID();
   const tryTake = db.transaction((now: Date): LockRow | null => {
     const current = db.prepare('SELECT * FROM instance_lock WHERE name = ?').get(WRITER_LOCK) as LockRow | undefined;
-    if (current && current.expires_at > now.toISOString()) return current;
-    if (current) logger.warn({ previous: toHolder(current) }, 'taking over a writer lock whose lease expired (its holder probably crashed)');
+    if (current && current.expires_at > now.toISOString()) {
+      if (!holderIsGone(current)) return current;
+      logger.warn({ previous: toHolder(current) }, `taking over the writer lock of pid ${current.pid}, which no longer runs on this host`);
+    } else if (current) {
+      logger.warn({ previous: toHolder(current) }, 'taking over a writer lock whose lease expired (its holder probably crashed)');
+    }
     const stamp = now.toISOString();
     db.prepare(
       `INSERT OR REPLACE INTO instance_lock (name, token, pid, hostname, command, acquired_at, heartbeat_at, expires_at)
@@ -119,6 +123,20 @@ export async function acquireLock(options: AcquireOptions): Promise<HeldLock> {
       db.prepare('DELETE FROM instance_lock WHERE name = ? AND token = ?').run(WRITER_LOCK, token);
     },
   };
+}
+
+/**
+ * A holder on this host whose pid no longer exists has crashed: its lock need not wait for the
+ * lease. On another host nothing can be checked, so only the lease decides.
+ */
+function holderIsGone(row: LockRow): boolean {
+  if (row.hostname !== hostname() || row.pid === process.pid) return false;
+  try {
+    process.kill(row.pid, 0);
+    return false;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'ESRCH';
+  }
 }
 
 function delay(ms: number, signal?: AbortSignal): Promise<void> {

@@ -3,6 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSimulator, type SimulatorHandle } from '../../src/simulator/index.js';
+import { openDatabase } from '../../src/db/open.js';
+import { createLogger } from '../../src/log.js';
+import { acquireLock, LockBusyError, readLockHolder } from '../../src/runtime/lock.js';
 import { runCli } from '../helpers/cli.js';
 import { startCli } from '../helpers/process.js';
 
@@ -27,7 +30,7 @@ afterAll(async () => sim.close());
 const env = () => ({ LOYALTY_API_KEY: sim.keys.full, LOYALTY_BASE_URL: sim.url, LOYALTY_DB: dbPath, LOYALTY_EXPORT_DIR: join(dir, 'exports') });
 
 describe('single instance', () => {
-  it('refuses a second process while the first runs, and takes over once a SIGKILLed holder’s lease expires', async () => {
+  it('refuses a second process while the first runs, and takes over at once when the SIGKILLed holder’s pid is gone', async () => {
     const first = startCli(['--config', configFile, 'run'], env());
     await first.waitForLine((line) => line.msg === 'schedules started');
 
@@ -43,14 +46,39 @@ describe('single instance', () => {
     first.child.kill('SIGKILL');
     await first.exited;
 
-    // A second `run` waits for the dead holder's lease to run out, then takes the lock over.
+    // Same host, dead pid: no need to wait for the lease.
     const second = startCli(['--config', configFile, 'run'], env());
-    await second.waitForLine((line) => typeof line.msg === 'string' && line.msg.includes('taking over a writer lock whose lease expired'));
+    await second.waitForLine((line) => typeof line.msg === 'string' && line.msg.includes(`taking over the writer lock of pid ${first.child.pid}, which no longer runs on this host`));
     await second.waitForLine((line) => line.msg === 'schedules started');
     second.child.kill('SIGTERM');
     expect((await second.exited).code, second.stderr()).toBe(0);
 
     const after = await runCli(['--config', configFile, 'sync'], { env: env() });
     expect(after.code, after.stderr).toBe(0);
+  });
+});
+
+describe('the writer lock lease', () => {
+  it('makes a process wait for a holder on another host, and take over once that holder stops renewing', async () => {
+    const db = openDatabase(join(dir, 'lease.db'));
+    const logger = createLogger({ level: 'silent' });
+    const leaseMs = 1500;
+    const expiresAt = new Date(Date.now() + leaseMs).toISOString();
+    // A holder on another machine: its pid cannot be checked from here, so only its lease counts.
+    db.prepare(
+      `INSERT INTO instance_lock (name, token, pid, hostname, command, acquired_at, heartbeat_at, expires_at)
+       VALUES ('writer', 'other', 4242, 'another-host', 'run', ?, ?, ?)`,
+    ).run(new Date().toISOString(), new Date().toISOString(), expiresAt);
+
+    await expect(acquireLock({ db, dbPath: 'lease.db', command: 'sync', leaseMs, logger })).rejects.toBeInstanceOf(LockBusyError);
+    expect(readLockHolder(db)?.hostname).toBe('another-host');
+
+    const lock = await acquireLock({ db, dbPath: 'lease.db', command: 'run', leaseMs, logger, wait: true });
+    const takenAt = new Date().toISOString();
+    expect(takenAt >= expiresAt).toBe(true);
+    expect(readLockHolder(db)).toMatchObject({ pid: process.pid, command: 'run' });
+    lock.release();
+    expect(readLockHolder(db)).toBeNull();
+    db.close();
   });
 });
