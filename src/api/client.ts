@@ -1,6 +1,6 @@
 import type { Config } from '../config.js';
 import { registerSecret, type Logger } from '../log.js';
-import { ApiError, kindAfterSending, kindOfStatus, parseErrorBody } from './errors.js';
+import { ApiError, isIdempotent, kindAfterSending, kindOfStatus, parseErrorBody } from './errors.js';
 import { HttpTransport, type HttpRequest, type HttpResponse, type QueryValue } from './http.js';
 import { RateLimiter } from './rateLimiter.js';
 import { parseRetryAfter, withRetry, type RetryPolicy } from './retry.js';
@@ -98,11 +98,15 @@ export class ApiClient {
     this.#pageSize = options.pageSize;
   }
 
-  /** One page. With a cursor only `cursor` and `limit` are sent: the cursor carries the filters. */
+  /**
+   * One page. With a cursor only `cursor`, `limit` and the list's fixed parameters are sent: the
+   * cursor carries the filters, but nothing says it carries the response format (transactions'
+   * `format=json`; its default is not shown, so a CSV page 2 must not be possible).
+   */
   fetchPage<T>(list: ListName, params: ListParams, cursor?: string | null, options: CallOptions = {}): Promise<Page<T>> {
     const { path, key, fixed } = LISTS[list];
     const query: Record<string, QueryValue> = cursor
-      ? { cursor, limit: this.#pageSize }
+      ? { ...fixed, cursor, limit: this.#pageSize }
       : { ...fixed, ...params, limit: this.#pageSize };
     return this.#call({ method: 'GET', path, query }, options, (response) => {
       const body = readJson(response, path, 'GET');
@@ -121,6 +125,8 @@ export class ApiClient {
       yield page;
       cursor = page.nextCursor;
       if (cursor !== null) {
+        // At the end some servers answer an empty page that hands back the cursor they were given.
+        if (seen.has(cursor) && page.items.length === 0) return;
         if (seen.has(cursor)) throw contractError('GET', LISTS[list].path, 'the API returned a cursor it had returned before, so the list would never end');
         seen.add(cursor);
       }
@@ -183,10 +189,23 @@ export class ApiClient {
     return this.#call({ method: 'POST', path: `/v2/customers/${segment(customerMerchantId)}/points`, body }, options, () => undefined);
   }
 
-  /** Not idempotent: a failure after sending is `ambiguous`, never retried here. */
-  claimReward(customerMerchantId: string, body: ClaimRewardBody, options: CallOptions = {}): Promise<ClaimedReward> {
+  /**
+   * Not idempotent: a failure after sending is `ambiguous`, never retried here. A 2xx status means
+   * the claim was applied whatever its body: null when the body broke off or lacks `claimed_reward`.
+   */
+  claimReward(customerMerchantId: string, body: ClaimRewardBody, options: CallOptions = {}): Promise<ClaimedReward | null> {
     const path = `/v2/customers/${segment(customerMerchantId)}/claimed_rewards`;
-    return this.#call({ method: 'POST', path, body }, options, (response) => objectUnder<ClaimedReward>(response, 'POST', path, 'claimed_reward'));
+    return this.#call({ method: 'POST', path, body }, options, (response) => {
+      if (!response.body.ok) return null;
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(response.body.text);
+      } catch {
+        return null;
+      }
+      const claimed = field(parsed, 'claimed_reward');
+      return isObject(claimed) ? (claimed as unknown as ClaimedReward) : null;
+    });
   }
 
   /** Needs scope write_reviews. Idempotent, so safe to resend. */
@@ -254,6 +273,11 @@ export class ApiClient {
     if (status === 429) {
       this.stats.rateLimited++;
       this.#limiter.note429(retryAfterMs);
+    }
+    // A 5xx says nothing about whether a write was applied (a gateway may answer 502/504 after the
+    // app committed it): for a non-idempotent POST (points, claims, orders) it is an unclear failure.
+    if (status >= 500 && !isIdempotent(method)) {
+      return new ApiError({ kind: 'ambiguous', method, path, status, reason: 'the API answered with a server error', ...parsed });
     }
     return new ApiError({ kind: kindOfStatus(status), method, path, status, retryAfterMs, ...parsed });
   }

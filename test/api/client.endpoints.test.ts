@@ -132,6 +132,7 @@ describe('every endpoint round-trips its documented fields', () => {
     const customer = customerWithPoints();
     await client.addPoints(customer.merchant_id, { points: 5000, reason: 'enough for a reward' });
     const claimed = await client.claimReward(customer.merchant_id, { reward_id: 1 });
+    if (claimed === null) throw new Error('expected a claimed_reward object');
     expect(Object.keys(claimed)).toEqual(expect.arrayContaining(FIELDS.claimedReward));
     expect(Object.keys(claimed.reward)).toEqual(expect.arrayContaining(FIELDS.reward));
     expect(claimed.reward.id).toBe(1);

@@ -164,11 +164,38 @@ describe('writes that may have reached the API are ambiguous and not retried', (
     await client.close();
   });
 
-  it('a claim whose 201 body is cut off', async () => {
-    server = await scriptedServer([truncated('{"claimed_reward":{"id":3,'), json(201, { claimed_reward: { id: 3 } })]);
+  it('a claim answered 201 counts as done even if the body breaks off, is empty or is a string', async () => {
+    server = await scriptedServer([
+      (req) => {
+        req.socket.write('HTTP/1.1 201 Created\r\ncontent-type: application/json\r\ncontent-length: 60\r\n\r\n{"claimed_reward":{"id":3,');
+        req.socket.destroy();
+      },
+      json(201, ''),
+      json(201, '""'),
+      json(201, { claimed_reward: { id: 3 } }),
+    ]);
     const client = testClient(server.url, KEY);
-    const error = await failure(client.claimReward('c-1', { reward_id: 9 }));
-    expect(error.kind).toBe('ambiguous');
+    expect(await client.claimReward('c-1', { reward_id: 9 })).toBeNull();
+    expect(await client.claimReward('c-1', { reward_id: 9 })).toBeNull();
+    expect(await client.claimReward('c-1', { reward_id: 9 })).toBeNull();
+    expect(await client.claimReward('c-1', { reward_id: 9 })).toEqual({ id: 3 });
+    expect(server.requests).toHaveLength(4);
+    await client.close();
+  });
+
+  it('a 5xx on a POST is ambiguous, not retried: the write may have been applied before the error', async () => {
+    server = await scriptedServer([
+      (_req, res) => {
+        res.writeHead(502, { 'content-type': 'text/html' });
+        res.end('<html><body>Bad Gateway</body></html>');
+      },
+      json(201, ''),
+    ]);
+    const client = testClient(server.url, KEY);
+    const points = await failure(client.addPoints('c-1', { points: 5, reason: 'test' }));
+    expect(points).toMatchObject({ kind: 'ambiguous', status: 502 });
+    expect(isRetryable(points)).toBe(false);
+    expect(describeError(points)).toMatch(/^POST \/v2\/customers\/c-1\/points may or may not have been applied: /);
     expect(server.requests).toHaveLength(1);
     await client.close();
   });

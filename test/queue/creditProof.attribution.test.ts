@@ -33,8 +33,23 @@ test('no proof when the match is older than the attempt, ambiguous, or could be 
   expect(findCreditProof({ job: target, customerId: 7, since, transactions: [credit(1, 50, 'Goodwill'), credit(2, 50, 'Goodwill')], others: [] }).proved).toBe(false);
   const twin = job(2, 'add_points', { customer_merchant_id: 'M1', points: 50, reason: 'Goodwill' }, { state: 'succeeded' });
   expect(findCreditProof({ job: target, customerId: 7, since, transactions: [credit(1, 50, 'Goodwill')], others: [twin] }).proved).toBe(false);
-  // Without the reason on the record, an order of the same customer could have earned the same value.
-  const order = job(3, 'create_order', { merchant_id: 'O1', customer_id: 'M1' }, { state: 'succeeded' });
-  expect(findCreditProof({ job: target, customerId: 7, since, transactions: [credit(1, 50, 'Place an order')], others: [order] }).proved).toBe(false);
-  expect(findCreditProof({ job: target, customerId: 7, since, transactions: [credit(1, 50, 'Place an order')], others: [] }).proved).toBe(true);
+});
+
+test('a credit of the same value without the job\'s reason proves nothing: an order rule or another tool may have made it', () => {
+  expect(findCreditProof({ job: target, customerId: 7, since, transactions: [credit(1, 50, 'Place an order')], others: [] })).toMatchObject({ proved: false });
+  const untitled = { ...credit(1, 50, 'Goodwill'), activity: undefined } as Transaction;
+  expect(findCreditProof({ job: target, customerId: 7, since, transactions: [untitled], others: [] }).proved).toBe(false);
+});
+
+test('a reward claim is never proved from transactions, which name neither the reward nor the request', () => {
+  const claim = job(4, 'claim_reward', { customer_merchant_id: 'M1', reward_id: 3 });
+  const redemption = { ...credit(1, -100, ''), resource: 'claimed_reward', activity: undefined } as Transaction;
+  expect(findCreditProof({ job: claim, customerId: 7, since, transactions: [redemption], others: [] }).proved).toBe(false);
+});
+
+test('a look-alike credit created after the job\'s last attempt (plus margin) proves nothing, however late the recheck', () => {
+  const until = new Date('2026-03-01T12:01:00Z');
+  const later = credit(1, 50, 'Place an order', '2026-03-03T09:00:00Z');
+  expect(findCreditProof({ job: target, customerId: 7, since, until, transactions: [later], others: [] }).proved).toBe(false);
+  expect(findCreditProof({ job: target, customerId: 7, since, until, transactions: [credit(2, 50, 'Goodwill')], others: [] }).proved).toBe(true);
 });

@@ -110,9 +110,10 @@ async function settleRefusedOrder(deps: PushDeps, job: WriteJob, failure: Failur
 
 /** Points and claims are never resent blindly: `unknown` is committed first, then proof is sought. */
 async function settleUnknownCredit(deps: PushDeps, job: WriteJob, failure: Failure, logger: Logger): Promise<JobOutcome> {
-  markUnknown(deps.db, { ...failure, now: deps.now() });
+  const now = deps.now();
+  markUnknown(deps.db, { ...failure, now });
   logger.warn(`outcome unknown, not resent: ${failure.message}`);
-  return (await reconcileUnknown(deps, { ...job, state: 'unknown' }, logger)) ? 'reconciled' : 'unknown';
+  return (await reconcileUnknown(deps, { ...job, state: 'unknown', updatedAt: now.toISOString() }, logger)) ? 'reconciled' : 'unknown';
 }
 
 /**

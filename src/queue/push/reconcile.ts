@@ -32,12 +32,14 @@ export async function reconcileCredit(deps: ReconcileDeps, job: WriteJob): Promi
   if (customerId === undefined) return { proved: false, reason: `customer ${merchantId} is neither in the mirror nor findable by a known email` };
   const firstAttempt = Date.parse(job.firstAttemptAt ?? job.updatedAt);
   const since = new Date(firstAttempt - CLOCK_SKEW_MARGIN_MS);
+  // `updatedAt` of an unknown job is when its last attempt ended (markUnknown or recovery).
+  const until = new Date(Date.parse(job.updatedAt) + CLOCK_SKEW_MARGIN_MS);
   const transactions: Transaction[] = [];
   for await (const page of deps.client.listTransactions({ customer_id: customerId, created_at_min: since.toISOString() })) {
     transactions.push(...page.items);
   }
   const others = listJobsSentSince(deps.db, { since, excludeId: job.id });
-  return findCreditProof({ job, customerId, since, transactions, others });
+  return findCreditProof({ job, customerId, since, until, transactions, others });
 }
 
 async function findCustomerId(deps: ReconcileDeps, merchantId: string): Promise<number | undefined> {

@@ -1,0 +1,73 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, expect, test } from 'vitest';
+import { createApiClient, type ApiClient } from '../../src/api/client.js';
+import { loadConfig } from '../../src/config.js';
+import { openDatabase, type Db } from '../../src/db/open.js';
+import { createLogger } from '../../src/log.js';
+import { getJob } from '../../src/queue/getJob.js';
+import { pushDueJobs } from '../../src/queue/push/pushDueJobs.js';
+import { json, scriptedServer, type Responder, type ScriptedServer } from '../api/helpers.js';
+import { queue } from './helpers.js';
+
+let server: ScriptedServer | undefined;
+let client: ApiClient | undefined;
+let db: Db | undefined;
+let dir: string | undefined;
+afterEach(async () => {
+  await client?.close();
+  db?.close();
+  await server?.close();
+  if (dir) rmSync(dir, { recursive: true, force: true });
+  server = client = db = dir = undefined;
+});
+
+/** A gateway that answers 502 with an HTML page after the app behind it applied the write. */
+const badGateway: Responder = (_req, res) => {
+  res.writeHead(502, { 'content-type': 'text/html' });
+  res.end('<html><body>502 Bad Gateway</body></html>');
+};
+
+async function setup(responders: Responder[]) {
+  server = await scriptedServer(responders);
+  dir = mkdtempSync(join(tmpdir(), 'queue-5xx-'));
+  const config = loadConfig({
+    env: { LOYALTY_API_KEY: 'sk_test_server_error_0123', LOYALTY_BASE_URL: server.url, LOYALTY_DB: join(dir, 'mirror.db'), LOG_LEVEL: 'silent' },
+    overrides: {
+      push: { concurrency: 1, maxAttempts: 5, backoffBaseMs: 1, backoffMaxMs: 1 },
+      api: { requestsPerSecond: 2000, burst: 50, slowdownAfter429Ms: 0, retry: { attempts: 3, minDelayMs: 1, maxDelayMs: 2, maxElapsedMs: 5_000 } },
+    },
+  });
+  const logger = createLogger({ level: 'silent' });
+  db = openDatabase(config.db.path);
+  client = createApiClient(config.api, logger);
+  const now = () => new Date();
+  const push = () => pushDueJobs({ db: db as Db, client: client as ApiClient, config, logger, now });
+  return { db, push, now };
+}
+
+test('points answered 5xx are never sent again: the job becomes unknown, not queued for a resend', async () => {
+  const { db, push, now } = await setup([badGateway, json(201, '')]);
+  const job = queue({ db, now }, 'add_points', { customer_merchant_id: 'c-1', points: '10', reason: 'welcome' });
+  await push();
+  await new Promise((resolve) => setTimeout(resolve, 20));
+  await push();
+  const posts = server!.requests.filter((r) => r.method === 'POST');
+  expect(posts).toHaveLength(1);
+  expect(getJob(db, job.id)).toMatchObject({ state: 'unknown', lastStatus: 502, inDoubt: true });
+});
+
+test('an order answered 5xx is looked up by merchant_id before any resend', async () => {
+  const order = { merchant_id: 'o-1', payment_status: 'paid' };
+  const { db, push, now } = await setup([badGateway, json(200, order)]);
+  const job = queue({ db, now }, 'create_order', {
+    merchant_id: 'o-1', customer_id: 'c-1', customer_email: 'a@example.com', total: '1.00', total_shipping: '0.00', total_paid: '1.00', payment_status: 'paid',
+  });
+  for (let run = 0; run < 3; run++) {
+    await push();
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  expect(server!.requests.map((r) => `${r.method} ${r.url}`)).toEqual(['POST /v2/orders', 'GET /v2/orders/o-1']);
+  expect(getJob(db, job.id)).toMatchObject({ state: 'succeeded' });
+});
