@@ -28,10 +28,12 @@ export function recordToRow(stream: StreamDefinition, record: Record<string, unk
   return { values, missing };
 }
 
+/** A null object on the way (`flow: null`, `referred_by: null`) is a value: the fields under it are NULL, not missing. */
 function valueAt(record: Record<string, unknown>, path: readonly string[]): unknown {
   let node: unknown = record;
   for (const key of path) {
-    if (typeof node !== 'object' || node === null) return undefined;
+    if (node === null) return null;
+    if (typeof node !== 'object') return undefined;
     node = (node as Record<string, unknown>)[key];
   }
   return node;

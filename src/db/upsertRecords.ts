@@ -29,23 +29,58 @@ export function nextChangeSeq(db: Db): number {
  */
 export function createUpserter(db: Db, stream: StreamDefinition): (records: readonly ApiRecord[], changeSeq: number, now: string) => UpsertResult {
   const names = ['id', ...stream.columns.map((column) => column.name), 'raw', '_synced_at', '_change_seq'];
-  const assignments = names.filter((name) => name !== 'id').map((name) => `${name} = excluded.${name}`);
-  const upsert = db.prepare(
-    `INSERT INTO ${stream.name} (${names.join(', ')}) VALUES (${names.map(() => '?').join(', ')})
-     ON CONFLICT (id) DO UPDATE SET ${assignments.join(', ')}
-     WHERE ${stream.name}.raw IS NOT excluded.raw`,
+  // New rows (the bulk of a first sync) cost one statement; only an id already stored costs a second one.
+  const insert = db.prepare(`INSERT INTO ${stream.name} (${names.join(', ')}) VALUES (${names.map(() => '?').join(', ')}) ON CONFLICT (id) DO NOTHING`);
+  const update = db.prepare(
+    `UPDATE ${stream.name} SET ${names.slice(1).map((name) => `${name} = ?`).join(', ')} WHERE id = ? AND raw IS NOT ?`,
   );
-  const exists = db.prepare(`SELECT 1 FROM ${stream.name} WHERE id = ?`).pluck();
 
   return (records, changeSeq, now) => {
     const result: UpsertResult = { inserted: 0, updated: 0, unchanged: 0, missingColumns: new Set() };
     for (const record of records) {
       const { values, missing } = recordToRow(stream, record);
       for (const name of missing) result.missingColumns.add(name);
-      const existed = exists.get(record.id) !== undefined;
-      const { changes } = upsert.run(record.id, ...values, JSON.stringify(record), now, changeSeq);
-      if (!existed) result.inserted += 1;
-      else if (changes > 0) result.updated += 1;
+      const raw = JSON.stringify(record);
+      if (insert.run(record.id, ...values, raw, now, changeSeq).changes > 0) result.inserted += 1;
+      else if (update.run(...values, raw, now, changeSeq, record.id, raw).changes > 0) result.updated += 1;
+      else result.unchanged += 1;
+    }
+    return result;
+  };
+}
+
+/**
+ * Upserts unsubscribe entries: `first_seen_at` is set once, `last_seen_at` every time an entry is
+ * seen, and `removed_at` is cleared when an address comes back. Only a changed record or a return
+ * marks the row changed (`_change_seq`): being seen again is bookkeeping, not news for exports.
+ * `updated` counts changed records and returns. Call it inside a transaction.
+ */
+export function createUnsubscribeUpserter(db: Db, stream: StreamDefinition): (records: readonly ApiRecord[], changeSeq: number, now: string) => UpsertResult {
+  const typed = stream.columns.map((column) => column.name);
+  const changed = 'unsubscribes.raw IS NOT excluded.raw OR unsubscribes.removed_at IS NOT NULL';
+  const upsert = db.prepare(
+    `INSERT INTO unsubscribes (id, ${typed.join(', ')}, first_seen_at, last_seen_at, removed_at, raw, _synced_at, _change_seq)
+     VALUES (?, ${typed.map(() => '?').join(', ')}, ?, ?, NULL, ?, ?, ?)
+     ON CONFLICT (id) DO UPDATE SET
+       ${typed.map((name) => `${name} = excluded.${name}`).join(', ')},
+       last_seen_at = excluded.last_seen_at,
+       _synced_at = CASE WHEN ${changed} THEN excluded._synced_at ELSE unsubscribes._synced_at END,
+       _change_seq = CASE WHEN ${changed} THEN excluded._change_seq ELSE unsubscribes._change_seq END,
+       raw = excluded.raw,
+       removed_at = NULL`,
+  );
+  const current = db.prepare('SELECT raw, removed_at FROM unsubscribes WHERE id = ?');
+
+  return (records, changeSeq, now) => {
+    const result: UpsertResult = { inserted: 0, updated: 0, unchanged: 0, missingColumns: new Set() };
+    for (const record of records) {
+      const { values, missing } = recordToRow(stream, record);
+      for (const name of missing) result.missingColumns.add(name);
+      const raw = JSON.stringify(record);
+      const before = current.get(record.id) as { raw: string; removed_at: string | null } | undefined;
+      upsert.run(record.id, ...values, now, now, raw, now, changeSeq);
+      if (before === undefined) result.inserted += 1;
+      else if (before.raw !== raw || before.removed_at !== null) result.updated += 1;
       else result.unchanged += 1;
     }
     return result;

@@ -1,12 +1,13 @@
-import { col, type StreamDefinition } from './types.js';
+import { col, optional, type StreamDefinition } from './types.js';
 
 export const customers: StreamDefinition = {
   name: 'customers',
   endpoint: '/v2/customers',
   listKey: 'customers',
   keyType: 'integer',
-  // Balances, tier and enrolment change after creation; updated_at catches them.
-  strategy: { kind: 'updated-at' },
+  // Balances, tier and enrolment change after creation; updated_at catches them. A customer that
+  // becomes visible late keeps its earlier updated_at, so the periodic refresh re-reads the window.
+  strategy: { kind: 'updated-at', refresh: 'updated-at-window' },
   columns: [
     col('merchant_id', 'text'),
     col('email', 'text'),
@@ -27,12 +28,12 @@ export const customers: StreamDefinition = {
     col('tier_started_at', 'timestamp', 'loyalty_tier_membership', 'started_at'),
     col('tier_expires_at', 'timestamp', 'loyalty_tier_membership', 'expires_at'),
     col('tier_manual', 'boolean', 'loyalty_tier_membership', 'manual'),
-    col('insights_segment', 'text'),
+    optional(col('insights_segment', 'text')),
     col('birthday', 'text'),
     col('referral_url', 'text'),
     col('receipt_upload_url', 'text'),
-    col('loyalty_pass_url', 'text'),
-    col('loyalty_pass_installed', 'boolean'),
+    optional(col('loyalty_pass_url', 'text')),
+    optional(col('loyalty_pass_installed', 'boolean')),
     col('ecom_source_url', 'text', 'metadata', 'ecom_source_url'),
     col('properties', 'json'),
     col('linked_merchant_ids', 'json'),

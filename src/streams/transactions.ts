@@ -1,4 +1,4 @@
-import { col, CUSTOMER_SUMMARY_COLUMNS, type StreamDefinition } from './types.js';
+import { col, CUSTOMER_SUMMARY_COLUMNS, optional, type StreamDefinition } from './types.js';
 
 export const transactions: StreamDefinition = {
   name: 'transactions',
@@ -12,9 +12,10 @@ export const transactions: StreamDefinition = {
     col('points_approved', 'integer'),
     col('points_pending', 'integer'),
     col('resource', 'text'),
-    col('activity_id', 'integer', 'activity', 'id'),
-    col('activity_state', 'text', 'activity', 'state'),
-    col('activity_value', 'integer', 'activity', 'value'),
+    // The spec embeds the activity only when resource is `activity`.
+    optional(col('activity_id', 'integer', 'activity', 'id')),
+    optional(col('activity_state', 'text', 'activity', 'state')),
+    optional(col('activity_value', 'integer', 'activity', 'value')),
     col('created_at', 'timestamp'),
   ],
 };

@@ -15,18 +15,24 @@ export interface ColumnSpec {
   type: ColumnType;
   /** Where the value sits in the API record, e.g. ['customer', 'id']. */
   path: readonly string[];
+  /** The spec lists the field in one description only: its absence is expected, not worth a warning. */
+  optional?: boolean;
 }
 
 /**
  * How new and changed records are found:
  * - since-id: ids above the stored maximum, minus an overlap of ids created shortly before it
  *   (late-visible ids); `refresh` adds a periodic re-read of a lookback window for records that change.
- * - updated-at: records updated since the stored watermark minus an overlap, sorted by updated_at.
+ *   `created-at-window` re-reads by created_at_min; `from-oldest-id-in-window` by since_id from the
+ *   oldest stored row created inside the window (for lists without a created_at filter).
+ * - updated-at: records updated since the stored watermark minus an overlap, sorted by updated_at;
+ *   `refresh: 'updated-at-window'` widens the periodic read to the lookback window, which catches
+ *   rows that became visible later than the overlap allows for.
  * - full-walk: the whole list every run (no cursor, no filters); what is gone gets a tombstone.
  */
 export type SyncStrategy =
   | { kind: 'since-id'; refresh?: 'created-at-window' | 'from-oldest-id-in-window' }
-  | { kind: 'updated-at' }
+  | { kind: 'updated-at'; refresh?: 'updated-at-window' }
   | { kind: 'full-walk' };
 
 /** A stream declared as data: one engine runs every declaration. */
@@ -47,6 +53,9 @@ export const col = (name: string, type: ColumnType, ...path: string[]): ColumnSp
   type,
   path: path.length > 0 ? path : [name],
 });
+
+/** Marks a column whose field the spec says may be absent. */
+export const optional = (column: ColumnSpec): ColumnSpec => ({ ...column, optional: true });
 
 /** The customer summary that orders, activities and transactions embed, flattened. */
 export const CUSTOMER_SUMMARY_COLUMNS: readonly ColumnSpec[] = [

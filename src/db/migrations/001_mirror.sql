@@ -144,6 +144,11 @@ CREATE TABLE change_counter (
 INSERT INTO change_counter (id, value) VALUES (1, 0);
 
 -- Per stream: where the next incremental read starts.
+--   watermark        where the stream stands after its last complete run (max id, or newest updated_at)
+--   pass_state       JSON of an unfinished run: the passes still to read, with the filters each started with
+--   cursor           where the first of those passes continues (API cursor, or next page number of a walk)
+--   cursor_pass      which pass that cursor belongs to (new, refresh, walk), for people reading the table
+--   last_refresh_at  when a run last re-read the lookback window (or everything)
 CREATE TABLE sync_state (
   stream TEXT PRIMARY KEY,
   watermark TEXT,

@@ -1,0 +1,122 @@
+// Sync throughput and memory: how fast `sync` stores 1,000,000 transactions compared with merely
+// fetching and parsing the same pages, and peak RSS at 100,000 and 1,000,000 rows.
+// Each measurement runs in its own child process (clean RSS high-water mark); each simulator runs
+// in another child, so it does not share the measured process's CPU.
+// Run after `npm run build`: node bench/sync.bench.mjs
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+
+const SELF = fileURLToPath(import.meta.url);
+// The 'large' preset holds 1,000,000 transactions; the small data set is the same shape at a tenth.
+const LARGE = 'large';
+const SMALL = JSON.stringify({ customers: 5_000, orders: 10_000, activities: 90_000, transactions: 100_000, reviews: 500, rewards: 20, unsubscribes: 500 });
+const TARGET_RATIO = 0.8;
+const TARGET_MEMORY_GROWTH = 1.3;
+
+const [mode, ...args] = process.argv.slice(2);
+if (mode === '--simulator') await serveSimulator(args[0]);
+else if (mode === '--measure') await measure(args[0], args[1], args[2]);
+else await main();
+
+/** Child: a simulator of `size` (a preset name or JSON sizes), its address printed as one JSON line; stops when stdin closes. */
+async function serveSimulator(size) {
+  const { startSimulator } = await import('../dist/simulator/index.js');
+  const sim = await startSimulator({ seed: 1, size: size.startsWith('{') ? JSON.parse(size) : size, rateLimit: null });
+  process.stdout.write(`${JSON.stringify({ url: sim.url, key: sim.keys.full })}\n`);
+  process.stdin.resume();
+  process.stdin.on('end', () => void sim.close().then(() => process.exit(0)));
+}
+
+/** Child: one measurement (`sync` into a fresh mirror, or `fetch` pages and parse them only), printed as JSON. */
+async function measure(kind, url, key) {
+  const { loadConfig } = await import('../dist/config.js');
+  const { createLogger } = await import('../dist/log.js');
+  const { createApiClient } = await import('../dist/api/client.js');
+  const dir = mkdtempSync(join(tmpdir(), 'loyalty-bench-'));
+  const config = loadConfig({
+    env: { LOYALTY_BASE_URL: url, LOYALTY_API_KEY: key, LOYALTY_DB: join(dir, 'mirror.db'), LOG_LEVEL: 'warn' },
+    // No rate limit: the comparison is storage against the network, not against a throttle.
+    overrides: { api: { requestsPerSecond: 1_000_000, burst: 1_000 } },
+  });
+  const logger = createLogger({ level: 'warn' });
+  const client = createApiClient(config.api, logger);
+  let rows = 0;
+  const started = performance.now();
+  try {
+    if (kind === 'fetch') {
+      for await (const page of client.pages('transactions', { since_id: 0 })) rows += page.items.length;
+    } else {
+      const { openDatabase } = await import('../dist/db/open.js');
+      const { runSync } = await import('../dist/sync/index.js');
+      const db = openDatabase(config.db.path);
+      const report = await runSync({ db, client, config, logger, streams: ['transactions'] });
+      if (!report.ok) throw new Error(`sync failed: ${JSON.stringify(report.streams)}`);
+      rows = report.streams[0].rowsRead;
+      db.close();
+    }
+  } finally {
+    await client.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+  const seconds = (performance.now() - started) / 1000;
+  const cpu = process.cpuUsage();
+  const cpuSeconds = (cpu.user + cpu.system) / 1e6;
+  process.stdout.write(`${JSON.stringify({ kind, rows, seconds, cpuSeconds, maxRssMb: process.resourceUsage().maxRSS / 1024 })}\n`);
+}
+
+async function main() {
+  const large = await startSimulatorChild(LARGE);
+  const small = await startSimulatorChild(SMALL);
+  try {
+    const fetchLarge = await runMeasure('fetch', large);
+    const syncLarge = await runMeasure('sync', large);
+    const syncSmall = await runMeasure('sync', small);
+    const fetchRate = fetchLarge.rows / fetchLarge.seconds;
+    const syncRate = syncLarge.rows / syncLarge.seconds;
+    const ratio = syncRate / fetchRate;
+    const growth = syncLarge.maxRssMb / syncSmall.maxRssMb;
+    const n = (value) => Math.round(value).toLocaleString('en-US');
+    console.log(`sync bench: fetch+parse only   ${n(fetchLarge.rows)} transactions in ${fetchLarge.seconds.toFixed(1)} s = ${n(fetchRate)} rows/s`);
+    console.log(`sync bench: sync (store)       ${n(syncLarge.rows)} transactions in ${syncLarge.seconds.toFixed(1)} s = ${n(syncRate)} rows/s`);
+    console.log(`sync bench: ratio sync/fetch   ${ratio.toFixed(2)} (target >= ${TARGET_RATIO})`);
+    // CPU per row tells storage cost apart from a busy machine's scheduling noise.
+    const perRow = (m) => ((m.cpuSeconds / m.rows) * 1e6).toFixed(1);
+    console.log(`sync bench: CPU per row        fetch+parse ${perRow(fetchLarge)} µs, sync ${perRow(syncLarge)} µs (storage ${((syncLarge.cpuSeconds / syncLarge.rows - fetchLarge.cpuSeconds / fetchLarge.rows) * 1e6).toFixed(1)} µs)`);
+    console.log(`sync bench: peak RSS of sync   ${n(syncSmall.maxRssMb)} MB at ${n(syncSmall.rows)} rows, ${n(syncLarge.maxRssMb)} MB at ${n(syncLarge.rows)} rows`);
+    console.log(`sync bench: memory growth      ${growth.toFixed(2)}x from 100k to 1M rows (target <= ${TARGET_MEMORY_GROWTH}x); fetch-only peak ${n(fetchLarge.maxRssMb)} MB`);
+    if (ratio < TARGET_RATIO || growth > TARGET_MEMORY_GROWTH) {
+      console.log('sync bench: below target');
+      process.exitCode = 1;
+    }
+  } finally {
+    large.stop();
+    small.stop();
+  }
+}
+
+function startSimulatorChild(size) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [SELF, '--simulator', size], { stdio: ['pipe', 'pipe', 'inherit'] });
+    child.on('error', reject);
+    child.on('exit', (code) => reject(new Error(`simulator child exited with ${code} before it was ready`)));
+    createInterface({ input: child.stdout }).once('line', (line) => resolve({ ...JSON.parse(line), stop: () => child.stdin.end() }));
+  });
+}
+
+function runMeasure(kind, sim) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [SELF, '--measure', kind, sim.url, sim.key], { stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk) => (out += chunk));
+    child.on('error', reject);
+    child.on('close', (code) => {
+      const line = out.trim().split('\n').pop() ?? '';
+      if (code !== 0 || !line.startsWith('{')) reject(new Error(`${kind} measurement exited with ${code}: ${out}`));
+      else resolve(JSON.parse(line));
+    });
+  });
+}

@@ -1,0 +1,81 @@
+import type { Db } from '../db/open.js';
+import { readSyncStatus, type StreamStatus } from '../sync/index.js';
+import { parseCommandArgs } from './args.js';
+import { openMirror, type CommandContext } from './context.js';
+import { EXIT_OK } from './errors.js';
+
+const USAGE = `Usage: loyalty-sync status [--json]
+
+Show per stream: rows in the mirror, watermark, last success and its age, last error.
+
+Options:
+  --json  print the same as one JSON object
+  --help  show this help
+`;
+
+/** Everything `status` reports; each part of the product adds its own section here. */
+export interface StatusReport {
+  generatedAt: string;
+  streams: StreamStatus[];
+}
+
+export function collectStatus(db: Db, now: Date = new Date()): StatusReport {
+  return { generatedAt: now.toISOString(), streams: readSyncStatus(db, now) };
+}
+
+/** One text block per section of the report, blank-line separated; a new section adds its block here. */
+export function renderStatus(status: StatusReport): string {
+  const sections = [renderStreams(status.streams)];
+  return `${sections.join('\n\n')}\n`;
+}
+
+export async function statusCommand(argv: string[], ctx: CommandContext): Promise<number> {
+  const { values } = parseCommandArgs('status', argv, { json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } });
+  if (values.help) {
+    ctx.stdout.write(USAGE);
+    return EXIT_OK;
+  }
+  const db = openMirror(ctx);
+  try {
+    const status = collectStatus(db);
+    ctx.stdout.write(values.json ? `${JSON.stringify(status, null, 2)}\n` : renderStatus(status));
+    return EXIT_OK;
+  } finally {
+    db.close();
+  }
+}
+
+function renderStreams(streams: StreamStatus[]): string {
+  const header = ['stream', 'rows', 'watermark', 'last success', 'age', 'last error'];
+  const rows = streams.map((s) => [
+    s.stream,
+    s.removed === undefined ? String(s.rows) : `${s.rows} (+${s.removed} removed)`,
+    s.watermark ?? '-',
+    s.lastSuccessAt ?? 'never',
+    s.ageSeconds === null ? '-' : formatAge(s.ageSeconds),
+    errorText(s),
+  ]);
+  const widths = header.map((title, i) => Math.max(title.length, ...rows.map((row) => row[i].length)));
+  const line = (cells: string[]): string => cells.map((cell, i) => (i === cells.length - 1 ? cell : cell.padEnd(widths[i]))).join('  ').trimEnd();
+  return ['Streams', line(header), ...rows.map(line)].join('\n');
+}
+
+function errorText(s: StreamStatus): string {
+  const parts: string[] = [];
+  if (s.lastError !== null) {
+    const old = s.lastSuccessAt !== null && s.lastSuccessAt > s.lastError.at;
+    parts.push(`${s.lastError.at}: ${s.lastError.message}${old ? ' (since recovered)' : ''}`);
+  }
+  if (s.resumable) parts.push('an interrupted run will resume');
+  return parts.length === 0 ? '-' : parts.join('; ');
+}
+
+/** 45s, 12m, 3h 5m, 2d 4h. */
+export function formatAge(seconds: number): string {
+  if (seconds < 60) return `${seconds}s`;
+  const minutes = Math.floor(seconds / 60);
+  if (minutes < 60) return `${minutes}m`;
+  const hours = Math.floor(minutes / 60);
+  if (hours < 48) return `${hours}h ${minutes % 60}m`;
+  return `${Math.floor(hours / 24)}d ${hours % 24}h`;
+}

@@ -1,0 +1,68 @@
+import { STREAM_NAMES, type StreamName } from '../config.js';
+import { withWorker } from '../runtime/worker.js';
+import { runSync } from '../sync/index.js';
+import type { StreamReport } from '../sync/index.js';
+import { parseCommandArgs } from './args.js';
+import type { CommandContext } from './context.js';
+import { EXIT_FAILED, EXIT_OK, UsageError } from './errors.js';
+
+const USAGE = `Usage: loyalty-sync sync [--stream NAME]... [--full] [--refresh]
+
+Pull the streams incrementally into the SQLite mirror. Each page commits with its checkpoint,
+so an interrupted sync resumes where it stopped.
+
+Options:
+  --stream NAME  sync only this stream (repeatable): ${STREAM_NAMES.join(', ')}
+  --full         forget the checkpoints and re-read everything
+  --refresh      re-read the lookback window of activities and orders now, even if not due
+  --help         show this help
+`;
+
+/** `sync`: exit 0 when every stream succeeded, else 1 with one line per stream that did not. */
+export async function syncCommand(argv: string[], ctx: CommandContext): Promise<number> {
+  const { values } = parseCommandArgs('sync', argv, {
+    stream: { type: 'string', multiple: true },
+    full: { type: 'boolean' },
+    refresh: { type: 'boolean' },
+    help: { type: 'boolean', short: 'h' },
+  });
+  if (values.help) {
+    ctx.stdout.write(USAGE);
+    return EXIT_OK;
+  }
+  const streams = values.stream?.map(parseStreamName);
+
+  // The first Ctrl-C (or SIGTERM) stops after the page in flight commits; the next run resumes there.
+  const report = await withWorker(ctx, { command: 'sync', waitForLock: false }, (deps, signal) =>
+    runSync({
+      ...deps,
+      streams,
+      full: values.full === true,
+      refresh: values.refresh === true,
+      signal,
+      progress: ctx.stderr,
+    }),
+  );
+  for (const stream of report.streams) ctx.stdout.write(`${summary(stream)}\n`);
+  for (const stream of report.streams) {
+    if (stream.status !== 'succeeded') ctx.stderr.write(`loyalty-sync: sync of ${stream.stream} ${reason(stream)}\n`);
+  }
+  return report.ok ? EXIT_OK : EXIT_FAILED;
+}
+
+function parseStreamName(value: string): StreamName {
+  const found = STREAM_NAMES.find((name) => name === value);
+  if (found === undefined) throw new UsageError(`--stream is "${value}"; expected one of ${STREAM_NAMES.join(', ')}.`);
+  return found;
+}
+
+function summary(stream: StreamReport): string {
+  const removed = stream.removed === undefined ? '' : `, ${stream.removed} removed`;
+  const refreshed = stream.refreshed ? ', refreshed' : '';
+  return `${stream.stream}: ${stream.status}, ${stream.rowsRead} rows read, ${stream.inserted} new, ${stream.updated} updated${removed}, ${stream.pages} pages${refreshed}`;
+}
+
+function reason(stream: StreamReport): string {
+  if (stream.status === 'interrupted') return 'was interrupted; the next sync resumes it';
+  return `failed: ${stream.error ?? 'unknown error'}`;
+}

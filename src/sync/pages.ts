@@ -1,0 +1,133 @@
+import { ApiError, describeError } from '../api/errors.js';
+import type { ApiClient, ListName } from '../api/client.js';
+import type { ApiRecord } from '../db/upsertRecords.js';
+import type { Logger } from '../log.js';
+import type { Pass } from './types.js';
+
+/** One page of a pass, with the token to checkpoint beside it: where the pass continues, or null when it is over. */
+export interface SourcePage {
+  items: ApiRecord[];
+  next: string | null;
+}
+
+export interface SourceOptions {
+  client: ApiClient;
+  list: ListName | null;
+  pageSize: number;
+  logger: Logger;
+  signal: AbortSignal;
+}
+
+/** The pages of `pass` from the checkpointed `cursor` (null: from its start). */
+export function passPages(pass: Pass, cursor: string | null, options: SourceOptions): AsyncGenerator<SourcePage> {
+  if (pass.kind === 'walk') return walkPages(cursor === null ? 1 : Number(cursor), options);
+  if (options.list === null) throw new Error('a list pass needs a list endpoint');
+  return listPages(options.list, pass, cursor, options);
+}
+
+/**
+ * Follows cursors from `cursor`. A cursor the API refuses (400: expired, or issued by an older
+ * deployment) restarts the pass from its stored filters: rows re-read are upserted as unchanged.
+ */
+async function* listPages(list: ListName, pass: Extract<Pass, { kind: 'list' }>, cursor: string | null, options: SourceOptions): AsyncGenerator<SourcePage> {
+  const { client, signal, logger } = options;
+  let current = cursor;
+  let restarted = false;
+  const seen = new Set<string>();
+  for (;;) {
+    let page;
+    try {
+      page = await client.fetchPage<ApiRecord>(list, pass.params, current, { signal });
+    } catch (error) {
+      if (current === null || restarted || !isCursorRejected(error)) throw error;
+      logger.warn({ error: describeError(error), params: pass.params }, 'the API refused the stored cursor; restarting the pass from its filters');
+      restarted = true;
+      current = null;
+      continue;
+    }
+    if (page.nextCursor !== null) {
+      if (seen.has(page.nextCursor)) throw new Error(`GET ${list}: the API returned a cursor it had returned before, so the list would never end`);
+      seen.add(page.nextCursor);
+    }
+    yield { items: page.items, next: page.nextCursor };
+    if (page.nextCursor === null) return;
+    current = page.nextCursor;
+  }
+}
+
+function isCursorRejected(error: unknown): boolean {
+  return error instanceof ApiError && error.status === 400;
+}
+
+/** The unsubscribe list by page number; the token is the next page's number while pages come full. */
+async function* walkPages(startPage: number, options: SourceOptions): AsyncGenerator<SourcePage> {
+  const { client, signal, pageSize } = options;
+  for await (const { items, page } of client.unsubscribePages({ startPage, signal })) {
+    yield { items, next: items.length < pageSize ? null : String(page + 1) };
+  }
+}
+
+/** Pages fetched ahead of the writer, handed over in groups. */
+export interface ReadAhead<T> {
+  /** Waits for at least one page and returns every page buffered so far; [] once the source is done. A source failure is thrown after the pages before it. */
+  take(): Promise<T[]>;
+  /** Stops fetching ahead; the caller's abort signal cancels a request in flight. */
+  close(): void;
+}
+
+/**
+ * Pulls from `source` into a buffer of up to `capacity` pages while the caller writes, so the
+ * network never waits for storage. When storage is the slower side the buffer fills and the
+ * caller takes several pages at once into one transaction, which writes each index page once
+ * per group instead of once per page; when the network is slower, groups are single pages.
+ */
+export function readAhead<T>(source: AsyncIterator<T>, capacity: number): ReadAhead<T> {
+  const queue: T[] = [];
+  let done = false;
+  let closed = false;
+  let failure: { error: unknown } | null = null;
+  let wakeReader: (() => void) | null = null;
+  let wakeFetcher: (() => void) | null = null;
+  const notifyReader = (): void => {
+    wakeReader?.();
+    wakeReader = null;
+  };
+
+  void (async () => {
+    try {
+      while (!closed) {
+        if (queue.length >= capacity) {
+          await new Promise<void>((resolve) => (wakeFetcher = resolve));
+          continue;
+        }
+        const next = await source.next();
+        if (next.done) break;
+        queue.push(next.value);
+        notifyReader();
+      }
+    } catch (error) {
+      failure = { error };
+    }
+    done = true;
+    notifyReader();
+  })();
+
+  return {
+    async take() {
+      while (queue.length === 0 && !done) await new Promise<void>((resolve) => (wakeReader = resolve));
+      if (queue.length === 0) {
+        if (failure !== null) throw failure.error;
+        return [];
+      }
+      const taken = queue.splice(0);
+      wakeFetcher?.();
+      wakeFetcher = null;
+      return taken;
+    },
+    close() {
+      closed = true;
+      wakeFetcher?.();
+      wakeFetcher = null;
+    },
+  };
+}

@@ -1,0 +1,40 @@
+import type { Db } from '../db/open.js';
+import type { StreamDefinition } from '../streams/index.js';
+import type { WindowIds } from './watermarks.js';
+
+/** Newest created_at stored (text max, through the created_at index); null when empty. */
+export function newestCreatedAt(db: Db, stream: StreamDefinition): string | null {
+  return (db.prepare(`SELECT max(created_at) FROM ${stream.name}`).pluck().get() as string | null) ?? null;
+}
+
+/** Newest updated_at stored; the customers watermark. */
+export function newestUpdatedAt(db: Db, stream: StreamDefinition): string | null {
+  return (db.prepare(`SELECT max(updated_at) FROM ${stream.name}`).pluck().get() as string | null) ?? null;
+}
+
+export function maxStoredId(db: Db, stream: StreamDefinition): number | null {
+  return (db.prepare(`SELECT max(id) FROM ${stream.name}`).pluck().get() as number | null) ?? null;
+}
+
+/** The stored ids around a window starting at `createdFrom`, for `sinceIdForWindow`. */
+export function windowIds(db: Db, stream: StreamDefinition, createdFrom: string | null): WindowIds {
+  const maxId = maxStoredId(db, stream);
+  if (maxId === null || createdFrom === null) return { firstIdInWindow: null, storedIdBelow: null, maxStoredId: maxId };
+  const first = (db.prepare(`SELECT min(id) FROM ${stream.name} WHERE created_at >= ?`).pluck().get(createdFrom) as number | null) ?? null;
+  const below = first === null ? null : ((db.prepare(`SELECT max(id) FROM ${stream.name} WHERE id < ?`).pluck().get(first) as number | null) ?? null);
+  return { firstIdInWindow: first, storedIdBelow: below, maxStoredId: maxId };
+}
+
+/** Where the stream stands, for `status` and export manifests: max id, newest updated_at, or nothing for a walk. */
+export function watermarkOf(db: Db, stream: StreamDefinition): string | null {
+  switch (stream.strategy.kind) {
+    case 'since-id': {
+      const id = maxStoredId(db, stream);
+      return id === null ? null : String(id);
+    }
+    case 'updated-at':
+      return newestUpdatedAt(db, stream);
+    case 'full-walk':
+      return null;
+  }
+}

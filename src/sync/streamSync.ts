@@ -1,0 +1,225 @@
+import { setImmediate as nextTurn } from 'node:timers/promises';
+import { ApiError, describeError } from '../api/errors.js';
+import type { ApiClient, ListName } from '../api/client.js';
+import type { Config } from '../config.js';
+import type { Db } from '../db/open.js';
+import { createUnsubscribeUpserter, createUpserter, nextChangeSeq, type ApiRecord, type UpsertResult } from '../db/upsertRecords.js';
+import type { Logger } from '../log.js';
+import type { StreamDefinition } from '../streams/index.js';
+import type { CheckpointStore } from './checkpoint.js';
+import { passPages, readAhead } from './pages.js';
+import { planStream } from './plan.js';
+import type { Progress } from './progress.js';
+import { createRunLog, statsDelta } from './runs.js';
+import { watermarkOf } from './storedFacts.js';
+import { tombstoneUnseen } from './tombstones.js';
+import type { Pass, Plan, StreamReport } from './types.js';
+
+export interface StreamRunContext {
+  db: Db;
+  client: ApiClient;
+  config: Readonly<Config>;
+  /** Already carries `{ runId, stream }`. */
+  logger: Logger;
+  stream: StreamDefinition;
+  runId: string;
+  full: boolean;
+  refresh: boolean;
+  signal?: AbortSignal;
+  progress: Progress;
+  checkpoints: CheckpointStore;
+  clock: () => Date;
+}
+
+/** Pages fetched ahead of the writer at most: a few MB of parsed records, whatever the stream's size. */
+const READ_AHEAD_PAGES = 8;
+
+interface GroupOutcome {
+  /** One result per page of the group, in order. */
+  results: UpsertResult[];
+  removed: number;
+}
+
+/**
+ * Runs one stream's plan (or resumes its unfinished one) page by page: each group of pages and
+ * the checkpoint after it commit in one transaction, so a kill at any instant loses nothing.
+ */
+export async function syncStream(ctx: StreamRunContext): Promise<StreamReport> {
+  const { db, client, stream, logger, checkpoints, signal, clock } = ctx;
+  const name = stream.name;
+  const walk = stream.strategy.kind === 'full-walk';
+  const report: StreamReport = { stream: name, status: 'succeeded', rowsRead: 0, inserted: 0, updated: 0, pages: 0, refreshed: false };
+  if (walk) report.removed = 0;
+  const runs = createRunLog(db);
+  const runRow = runs.start(ctx.runId, name, clock().toISOString());
+  const statsBefore = { ...client.stats };
+  const started = performance.now();
+  ctx.progress.begin(name);
+  // Aborting this cancels the page in flight and the prefetched one; the caller's signal feeds it.
+  const fetches = new AbortController();
+  const onAbort = (): void => fetches.abort(signal?.reason);
+  signal?.addEventListener('abort', onAbort, { once: true });
+  const missing = new Set<string>();
+  const optional = new Set(stream.columns.filter((column) => column.optional).map((column) => column.name));
+  const upsert = walk ? createUnsubscribeUpserter(db, stream) : createUpserter(db, stream);
+
+  // A group of pages, their upserts and the checkpoint after the last of them: one transaction.
+  const commit = db.transaction((pages: ApiRecord[][], finished: Pass | null, rest: Plan, next: string | null): GroupOutcome => {
+    const at = clock().toISOString();
+    const seq = nextChangeSeq(db);
+    const results = pages.map((items) => upsert(items, seq, at));
+    let removed = 0;
+    if (rest.passes.length > 0) {
+      checkpoints.save(name, rest, next, at);
+    } else {
+      // Only a walk that reached its end may tombstone what it did not see.
+      if (finished?.kind === 'walk') removed = tombstoneUnseen(db, finished.startedAt, at, seq);
+      checkpoints.complete(name, { watermark: watermarkOf(db, stream), refreshed: rest.refreshes, at });
+    }
+    return { results, removed };
+  });
+
+  const record = (items: ApiRecord[], result: UpsertResult): void => {
+    report.rowsRead += items.length;
+    report.inserted += result.inserted;
+    report.updated += result.updated;
+    for (const column of result.missingColumns) if (!optional.has(column)) missing.add(column);
+  };
+
+  const source = { client, list: listNameOf(stream), pageSize: ctx.config.api.pageSize, logger, signal: fetches.signal };
+  /** Reads every pass of `plan` from `cursor`, committing each group of pages with the checkpoint after it. */
+  const runPlan = async (start: Plan, from: string | null): Promise<void> => {
+    let plan = start;
+    let cursor = from;
+    while (plan.passes.length > 0) {
+      const pass = plan.passes[0];
+      const ahead = readAhead(passPages(pass, cursor, source), READ_AHEAD_PAGES);
+      let passEnded = false;
+      try {
+        for (let group = await ahead.take(); group.length > 0; group = await ahead.take()) {
+          // Let the next request leave before the synchronous write blocks the event loop.
+          await nextTurn();
+          for (const page of group) checkIds(stream, page.items);
+          const last = group[group.length - 1];
+          passEnded = last.next === null;
+          const rest = passEnded ? { ...plan, passes: plan.passes.slice(1) } : plan;
+          const outcome = commit(
+            group.map((page) => page.items),
+            passEnded ? pass : null,
+            rest,
+            last.next,
+          );
+          plan = rest;
+          cursor = passEnded ? null : last.next;
+          if (walk) report.removed = (report.removed ?? 0) + outcome.removed;
+          group.forEach((page, i) => {
+            const result = outcome.results[i];
+            report.pages += 1;
+            record(page.items, result);
+            logger.debug(
+              { pass: describePass(pass), page: report.pages, rows: page.items.length, inserted: result.inserted, updated: result.updated, more: page.next !== null },
+              'page stored',
+            );
+          });
+          ctx.progress.update(name, report.rowsRead, report.pages);
+          if (passEnded) break;
+          signal?.throwIfAborted();
+        }
+      } finally {
+        ahead.close();
+      }
+      if (!passEnded) {
+        // The source ended without a final page (the walk met an empty page): close the pass on its own.
+        signal?.throwIfAborted();
+        const rest = { ...plan, passes: plan.passes.slice(1) };
+        const outcome = commit([], pass, rest, null);
+        if (walk) report.removed = (report.removed ?? 0) + outcome.removed;
+        plan = rest;
+        cursor = null;
+      }
+    }
+  };
+
+  try {
+    signal?.throwIfAborted();
+    if (ctx.full) checkpoints.forget(name, clock().toISOString());
+    const resumed = unfinishedPlan(ctx);
+    if (resumed !== null) {
+      await runPlan(resumed.plan, resumed.cursor);
+      if (resumed.plan.refreshes) report.refreshed = true;
+    }
+    // A resumed plan was made before this run began: rows that became visible since may lie behind
+    // its cursor (or its walk's pages may have shifted), so the run's own plan always follows.
+    const plan = freshPlan(ctx);
+    await runPlan(plan, null);
+    if (plan.refreshes) report.refreshed = true;
+  } catch (error) {
+    if (signal?.aborted) {
+      report.status = 'interrupted';
+    } else {
+      report.status = 'failed';
+      report.error = describeError(error);
+      const at = clock().toISOString();
+      checkpoints.fail(name, report.error, at);
+      // Resuming would repeat a request the API refuses for good; planning afresh from what is stored is safe,
+      // since every pass that moves a watermark reads in ascending order (a prefix is stored).
+      if (error instanceof ApiError && error.kind === 'permanent') checkpoints.abandon(name, at);
+      logger.error({ err: error }, `${name} failed: ${report.error}`);
+    }
+  } finally {
+    signal?.removeEventListener('abort', onAbort);
+    fetches.abort();
+  }
+
+  const api = statsDelta(client.stats, statsBefore);
+  runs.finish(runRow, report, api, clock().toISOString());
+  if (missing.size > 0) {
+    logger.warn({ columns: [...missing].sort() }, `some ${name} records lack fields the spec lists; those columns were stored as NULL`);
+  }
+  const seconds = (performance.now() - started) / 1000;
+  const rowsPerSecond = Math.round(report.rowsRead / Math.max(seconds, 0.001));
+  logger.info({ ...report, ...api, seconds: Number(seconds.toFixed(3)), rowsPerSecond }, `${name} sync ${report.status}`);
+  ctx.progress.finish(name, report.rowsRead, report.pages, report.status);
+  return report;
+}
+
+/** The plan an interrupted run left, with the cursor of its first pass; null when the last run completed. */
+function unfinishedPlan(ctx: StreamRunContext): { plan: Plan; cursor: string | null } | null {
+  const state = ctx.checkpoints.load(ctx.stream.name);
+  if (state.plan === null || state.plan.passes.length === 0) return null;
+  ctx.logger.info({ pass: describePass(state.plan.passes[0]), cursor: state.cursor !== null }, 'resuming the unfinished run from its checkpoint');
+  return { plan: state.plan, cursor: state.cursor };
+}
+
+/** This run's plan, from the stream's strategy and what is stored now. */
+function freshPlan(ctx: StreamRunContext): Plan {
+  return planStream({
+    db: ctx.db,
+    stream: ctx.stream,
+    settings: ctx.config.sync,
+    now: ctx.clock(),
+    full: ctx.full,
+    forceRefresh: ctx.refresh,
+    lastRefreshAt: ctx.checkpoints.load(ctx.stream.name).lastRefreshAt,
+  });
+}
+
+const LIST_NAMES: readonly ListName[] = ['customers', 'orders', 'activities', 'transactions'];
+
+/** The client's list for a cursor-paged stream; null for the unsubscribe walk. */
+function listNameOf(stream: StreamDefinition): ListName | null {
+  return LIST_NAMES.find((list) => list === stream.name) ?? null;
+}
+
+function describePass(pass: Pass): string {
+  return pass.kind === 'walk' ? 'walk' : pass.role;
+}
+
+/** A record without a usable id cannot be stored (SQLite would invent one): the page is refused whole. */
+function checkIds(stream: StreamDefinition, items: unknown[]): asserts items is ApiRecord[] {
+  for (const item of items) {
+    const id = typeof item === 'object' && item !== null ? (item as { id?: unknown }).id : undefined;
+    const ok = stream.keyType === 'integer' ? Number.isSafeInteger(id) : typeof id === 'string' && id !== '';
+    if (!ok) throw new Error(`the ${stream.name} list returned a record without a valid ${stream.keyType} id (${JSON.stringify(id)})`);
+  }
+}

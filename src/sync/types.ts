@@ -1,0 +1,65 @@
+import type { ApiClient, ListParams } from '../api/client.js';
+import type { Config, StreamName } from '../config.js';
+import type { Db } from '../db/open.js';
+import type { Logger } from '../log.js';
+
+export interface SyncOptions {
+  db: Db;
+  client: ApiClient;
+  config: Readonly<Config>;
+  logger: Logger;
+  /** Default: `config.sync.streams`. */
+  streams?: StreamName[];
+  /** Forget the checkpoints and re-read everything; upserts make the re-read harmless. */
+  full?: boolean;
+  /** Run the lookback refresh now even if it is not due. */
+  refresh?: boolean;
+  /** Stop after the page in flight commits; the next run resumes from the checkpoint. */
+  signal?: AbortSignal;
+  /** Where the live line per stream goes; drawn only when it is a terminal. */
+  progress?: NodeJS.WritableStream | null;
+  /** The wall clock; tests may pin it. */
+  clock?: () => Date;
+}
+
+export type StreamStatusValue = 'succeeded' | 'failed' | 'interrupted';
+
+export interface StreamReport {
+  stream: StreamName;
+  status: StreamStatusValue;
+  rowsRead: number;
+  inserted: number;
+  updated: number;
+  /** Unsubscribes only: addresses that left the list in this run. */
+  removed?: number;
+  pages: number;
+  /** True when this run re-read the stream's lookback window (or everything). */
+  refreshed: boolean;
+  error?: string;
+}
+
+export interface SyncReport {
+  runId: string;
+  ok: boolean;
+  streams: StreamReport[];
+}
+
+/**
+ * One read of a stream:
+ * - list: a cursor-paged list read with fixed filters (`role` says why: new rows, or a refresh window);
+ * - walk: the unsubscribe list page by page; `startedAt` marks which rows this walk saw.
+ */
+export type Pass =
+  | { kind: 'list'; role: 'new' | 'refresh'; params: ListParams }
+  | { kind: 'walk'; startedAt: string };
+
+/**
+ * What a stream's run still has to read, stored as JSON in `sync_state.pass_state` with every
+ * page, so a killed run resumes with the same filters it started with (never recomputed from
+ * a half-read stream). The first pass is the one in progress.
+ */
+export interface Plan {
+  passes: Pass[];
+  /** Completing the plan re-read every row that could have changed: it resets the refresh clock. */
+  refreshes: boolean;
+}
