@@ -13,7 +13,6 @@ export interface SourcePage {
 export interface SourceOptions {
   client: ApiClient;
   list: ListName | null;
-  pageSize: number;
   logger: Logger;
   signal: AbortSignal;
 }
@@ -45,25 +44,31 @@ async function* listPages(list: ListName, pass: Extract<Pass, { kind: 'list' }>,
       current = null;
       continue;
     }
-    if (page.nextCursor !== null) {
-      if (seen.has(page.nextCursor)) throw new Error(`GET ${list}: the API returned a cursor it had returned before, so the list would never end`);
-      seen.add(page.nextCursor);
+    let next = page.nextCursor;
+    if (next !== null && seen.has(next)) {
+      // An empty last page that hands back a cursor already followed is an end, however odd;
+      // rows with a repeated cursor would loop forever.
+      if (page.items.length > 0) throw new Error(`GET ${list}: the API returned a cursor it had returned before, so the list would never end`);
+      next = null;
     }
-    yield { items: page.items, next: page.nextCursor };
-    if (page.nextCursor === null) return;
-    current = page.nextCursor;
+    if (next !== null) seen.add(next);
+    yield { items: page.items, next };
+    if (next === null) return;
+    current = next;
   }
 }
-
 function isCursorRejected(error: unknown): boolean {
   return error instanceof ApiError && error.status === 400;
 }
 
-/** The unsubscribe list by page number; the token is the next page's number while pages come full. */
+/**
+ * The unsubscribe list by page number; the token is the next page's number. The walk ends on an
+ * empty page (the client's rule), and the pass closes when the source runs out.
+ */
 async function* walkPages(startPage: number, options: SourceOptions): AsyncGenerator<SourcePage> {
-  const { client, signal, pageSize } = options;
+  const { client, signal } = options;
   for await (const { items, page } of client.unsubscribePages({ startPage, signal })) {
-    yield { items, next: items.length < pageSize ? null : String(page + 1) };
+    yield { items, next: String(page + 1) };
   }
 }
 

@@ -86,7 +86,7 @@ export async function syncStream(ctx: StreamRunContext): Promise<StreamReport> {
     for (const column of result.missingColumns) if (!optional.has(column)) missing.add(column);
   };
 
-  const source = { client, list: listNameOf(stream), pageSize: ctx.config.api.pageSize, logger, signal: fetches.signal };
+  const source = { client, list: listNameOf(stream), logger, signal: fetches.signal };
   /** Reads every pass of `plan` from `cursor`, committing each group of pages with the checkpoint after it. */
   const runPlan = async (start: Plan, from: string | null): Promise<void> => {
     let plan = start;
