@@ -1,4 +1,7 @@
 import type { Db } from '../db/open.js';
+import { lastExport, type LastExport } from '../export/index.js';
+import { JOB_STATES, queueCounts, type QueueCounts } from '../queue/index.js';
+import { readLockHolder, type LockHolder } from '../runtime/lock.js';
 import { readSyncStatus, type StreamStatus } from '../sync/index.js';
 import { parseCommandArgs } from './args.js';
 import { openMirror, type CommandContext } from './context.js';
@@ -6,7 +9,11 @@ import { EXIT_OK } from './errors.js';
 
 const USAGE = `Usage: loyalty-sync status [--json]
 
-Show per stream: rows in the mirror, watermark, last success and its age, last error.
+Show what an operator asks first:
+  per stream: rows in the mirror, watermark, last success and its age (the lag), last error;
+  the write queue: jobs per state and the oldest queued job;
+  the last export and its manifest;
+  whether a loyalty-sync process (e.g. \`run\`) holds the mirror's writer lock.
 
 Options:
   --json  print the same as one JSON object
@@ -17,16 +24,42 @@ Options:
 export interface StatusReport {
   generatedAt: string;
   streams: StreamStatus[];
+  queue: QueueCounts;
+  lastExport: LastExport | null;
+  /** The process holding the writer lock (syncing or pushing), or null. */
+  lock: LockHolder | null;
 }
 
 export function collectStatus(db: Db, now: Date = new Date()): StatusReport {
-  return { generatedAt: now.toISOString(), streams: readSyncStatus(db, now) };
+  return {
+    generatedAt: now.toISOString(),
+    streams: readSyncStatus(db, now),
+    queue: queueCounts(db),
+    lastExport: lastExport(db),
+    lock: readLockHolder(db, undefined, now),
+  };
 }
 
 /** One text block per section of the report, blank-line separated; a new section adds its block here. */
 export function renderStatus(status: StatusReport): string {
-  const sections = [renderStreams(status.streams)];
+  const sections = [renderStreams(status.streams), renderQueue(status.queue), renderExport(status.lastExport), renderLock(status.lock)];
   return `${sections.join('\n\n')}\n`;
+}
+
+function renderQueue(queue: QueueCounts): string {
+  const counts = JOB_STATES.map((state) => `${state} ${queue[state]}`).join(', ');
+  const oldest = queue.oldestQueuedAt === null ? '' : `\noldest queued job: ${queue.oldestQueuedAt}`;
+  return `Write queue\n${counts}${oldest}`;
+}
+
+function renderExport(last: LastExport | null): string {
+  if (last === null) return 'Last export\nnone yet';
+  return `Last export\n${last.runId} (${last.kind}) finished ${last.finishedAt}\nmanifest: ${last.manifestPath}`;
+}
+
+function renderLock(holder: LockHolder | null): string {
+  if (holder === null) return 'Writer lock\nfree';
+  return `Writer lock\nheld by ${holder.command} (pid ${holder.pid} on ${holder.hostname}) since ${holder.acquiredAt}, lease until ${holder.expiresAt}`;
 }
 
 export async function statusCommand(argv: string[], ctx: CommandContext): Promise<number> {

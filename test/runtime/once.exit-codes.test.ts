@@ -29,6 +29,23 @@ describe('once', () => {
     expect(lines.map((line) => line.split(' ')[0])).toEqual(['ok', 'ok', 'ok']);
     expect(lines.map((line) => line.slice(5).split(':')[0])).toEqual(['sync', 'push', 'export']);
     expect(readdirSync(join(dir, 'good-exports', 'manifests')).some((file) => file.endsWith('.json'))).toBe(true);
+
+    // status then answers an operator's first questions from the same mirror.
+    const status = await runCli(['status', '--json'], { env: env(sim.keys.full, 'good') });
+    expect(status.code, status.stderr).toBe(0);
+    const report = JSON.parse(status.stdout) as {
+      streams: Array<{ stream: string; rows: number; lastSuccessAt: string | null }>;
+      queue: Record<string, number | string | null>;
+      lastExport: { manifestPath: string } | null;
+      lock: unknown;
+    };
+    expect(report.streams.map((s) => [s.stream, s.rows])).toEqual(
+      ['customers', 'orders', 'activities', 'transactions', 'unsubscribes'].map((stream) => [stream, sim.truth(stream as 'customers').length]),
+    );
+    expect(report.streams.every((s) => s.lastSuccessAt !== null)).toBe(true);
+    expect(report.queue).toMatchObject({ queued: 0, dead: 0, unknown: 0, oldestQueuedAt: null });
+    expect(report.lastExport?.manifestPath).toMatch(/good-exports\/manifests\/\d{8}T\d{6}Z-\w+\.json$/);
+    expect(report.lock).toBeNull();
   });
 
   it('exits 1 when the API rejects the credential, saying so in one line per failed step, and never prints the key', async () => {
