@@ -46,6 +46,19 @@ export function parseFaultSpec(text: string): FaultSpec {
   return spec;
 }
 
+const HELP = `Usage: loyalty-sync simulate [--port N] [--host H] [--seed S] [--size tiny|small|medium|large]
+                             [--page-order newest-first|oldest-first] [--faults SPEC]
+
+Serves the built-in Admin API simulator on loopback until SIGINT/SIGTERM, and prints its address,
+a full key and a read-only key, and the /__sim control routes (tick, faults, ledger, truth, stats).
+Defaults: port 8787 (the config's default base URL), host 127.0.0.1, seed 1, size medium,
+newest-first pages. The data end at the current hour.
+
+--faults takes comma-separated name=value pairs: rates from 0 to 1 per request for
+${RATE_FAULTS.join(', ')}, and whole numbers for ${NUMBER_FAULTS.join(', ')}.
+Example: --faults rateLimited=0.05,serverError=0.02,drop=0.01,latencyMs=20
+`;
+
 /**
  * `loyalty-sync simulate`: serves the API simulator on loopback until SIGINT/SIGTERM.
  * Returns the exit code: 0 after a clean stop, 2 for bad usage.
@@ -64,8 +77,13 @@ export async function simulateCommand(argv: string[]): Promise<number> {
         size: { type: 'string' },
         'page-order': { type: 'string' },
         faults: { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
       },
     });
+    if (values.help) {
+      process.stdout.write(HELP);
+      return 0;
+    }
     options = {
       port: integerFlag('port', values.port, 0, 65_535) ?? 8787,
       host: values.host ?? '127.0.0.1',

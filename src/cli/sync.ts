@@ -14,7 +14,7 @@ so an interrupted sync resumes where it stopped.
 Options:
   --stream NAME  sync only this stream (repeatable): ${STREAM_NAMES.join(', ')}
   --full         forget the checkpoints and re-read everything
-  --refresh      re-read the lookback window of activities and orders now, even if not due
+  --refresh      re-read the lookback windows (customers, activities, orders) now, even if not due
   --help         show this help
 `;
 

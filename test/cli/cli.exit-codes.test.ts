@@ -22,6 +22,18 @@ describe('the command line', () => {
     }
   });
 
+  it('answers --help for every command and queue subcommand with its usage and exit 0', async () => {
+    const commands = [
+      ...['sync', 'push', 'export', 'once', 'run', 'status', 'whoami', 'simulate', 'demo', 'queue'].map((c) => [c]),
+      ...['add-points', 'update-review', 'delete-review', 'create-order', 'claim-reward', 'import', 'list', 'retry', 'cancel'].map((c) => ['queue', c]),
+    ];
+    for (const command of commands) {
+      const result = await runCli([...command, '--help'], { env });
+      expect(result.code, `${command.join(' ')}: ${result.stderr}`).toBe(0);
+      expect(result.stdout, command.join(' ')).toMatch(new RegExp(`^Usage: loyalty-sync ${command.join(' ')}`));
+    }
+  });
+
   it('exits 2 with one sentence for an unknown command', async () => {
     const result = await runCli(['synk'], { env });
     expect(result.code).toBe(2);
