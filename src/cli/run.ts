@@ -1,6 +1,7 @@
 import type { CommandContext } from './context.js';
 import { parseCommandArgs } from './args.js';
-import { EXIT_OK } from './errors.js';
+import { EXIT_FAILED, EXIT_OK } from './errors.js';
+import { LockLostError } from '../runtime/lock.js';
 import { runJob } from '../runtime/jobs.js';
 import { startScheduler } from '../runtime/scheduler.js';
 import { withWorker } from '../runtime/worker.js';
@@ -20,11 +21,17 @@ export async function runCommand(argv: string[], ctx: CommandContext): Promise<n
     ctx.stdout.write(HELP);
     return EXIT_OK;
   }
-  await withWorker(ctx, { command: 'run', waitForLock: true }, async (deps, signal) => {
+  const stopReason = await withWorker(ctx, { command: 'run', waitForLock: true }, async (deps, signal) => {
     const scheduler = startScheduler({ schedule: ctx.config.schedule, logger: ctx.logger, run: (job) => runJob(job, deps, signal) });
     await new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
     await scheduler.stop();
+    return signal.reason as unknown;
   });
+  // Losing the lock is not a requested stop: a supervisor should see it and restart the process.
+  if (stopReason instanceof LockLostError) {
+    ctx.stderr.write(`loyalty-sync: ${stopReason.message}\n`);
+    return EXIT_FAILED;
+  }
   ctx.logger.info('stopped cleanly');
   return EXIT_OK;
 }

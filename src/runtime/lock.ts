@@ -29,6 +29,14 @@ export class LockBusyError extends Error {
   }
 }
 
+/** The abort reason when another process took the lock over (this one stalled past its lease). */
+export class LockLostError extends Error {
+  override readonly name = 'LockLostError';
+  constructor(readonly dbPath: string) {
+    super(`another loyalty-sync took over the writer lock of ${dbPath} (this process stalled longer than its lease); stopped`);
+  }
+}
+
 export interface HeldLock {
   /** Aborted if the lease was lost (this process stalled longer than the lease and another took over). */
   readonly lost: AbortSignal;
@@ -106,7 +114,7 @@ export async function acquireLock(options: AcquireOptions): Promise<HeldLock> {
       const { changes } = renew.run(now.toISOString(), new Date(now.getTime() + leaseMs).toISOString(), WRITER_LOCK, token);
       if (changes === 0) {
         logger.error('the writer lock was taken over by another process; stopping work');
-        lost.abort(new Error('writer lock lost'));
+        lost.abort(new LockLostError(options.dbPath));
         clearInterval(timer);
       }
     } catch (error) {

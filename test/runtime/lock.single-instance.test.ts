@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSimulator, type SimulatorHandle } from '../../src/simulator/index.js';
 import { openDatabase } from '../../src/db/open.js';
 import { createLogger } from '../../src/log.js';
-import { acquireLock, LockBusyError, readLockHolder } from '../../src/runtime/lock.js';
+import { acquireLock, LockBusyError, LockLostError, readLockHolder } from '../../src/runtime/lock.js';
 import { runCli } from '../helpers/cli.js';
 import { startCli } from '../helpers/process.js';
 
@@ -79,6 +79,19 @@ describe('the writer lock lease', () => {
     expect(readLockHolder(db)).toMatchObject({ pid: process.pid, command: 'run' });
     lock.release();
     expect(readLockHolder(db)).toBeNull();
+    db.close();
+  });
+
+  it('tells its holder when another process took the lock over, so the holder stops working', async () => {
+    const db = openDatabase(join(dir, 'lost.db'));
+    const logger = createLogger({ level: 'silent' });
+    const lock = await acquireLock({ db, dbPath: 'lost.db', command: 'run', leaseMs: 300, logger });
+    // What a process on another host does once it believes the lease ran out.
+    db.prepare("UPDATE instance_lock SET token = 'thief', hostname = 'another-host'").run();
+    await new Promise<void>((resolve) => lock.lost.addEventListener('abort', () => resolve(), { once: true }));
+    expect(lock.lost.reason).toBeInstanceOf(LockLostError);
+    lock.release();
+    expect(readLockHolder(db)?.hostname).toBe('another-host');
     db.close();
   });
 });
