@@ -25,7 +25,7 @@ export function passPages(pass: Pass, cursor: string | null, options: SourceOpti
 }
 
 /**
- * Follows cursors from `cursor`. A cursor the API refuses (400: expired, or issued by an older
+ * Follows cursors from `cursor`. A cursor the API refuses (a 4xx: expired, or issued by an older
  * deployment) restarts the pass from its stored filters: rows re-read are upserted as unchanged.
  */
 async function* listPages(list: ListName, pass: Extract<Pass, { kind: 'list' }>, cursor: string | null, options: SourceOptions): AsyncGenerator<SourcePage> {
@@ -57,8 +57,10 @@ async function* listPages(list: ListName, pass: Extract<Pass, { kind: 'list' }>,
     current = next;
   }
 }
+/** The spec does not say how a stale cursor is refused: any 4xx but the credential's own (401, 403) and 429. */
 function isCursorRejected(error: unknown): boolean {
-  return error instanceof ApiError && error.status === 400;
+  if (!(error instanceof ApiError) || error.status === undefined) return false;
+  return error.status >= 400 && error.status < 500 && error.status !== 401 && error.status !== 403 && error.status !== 429;
 }
 
 /**

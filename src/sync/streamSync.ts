@@ -161,9 +161,10 @@ export async function syncStream(ctx: StreamRunContext): Promise<StreamReport> {
       report.error = describeError(error);
       const at = clock().toISOString();
       checkpoints.fail(name, report.error, at);
-      // Resuming would repeat a request the API refuses for good; planning afresh from what is stored is safe,
-      // since every pass that moves a watermark reads in ascending order (a prefix is stored).
-      if (error instanceof ApiError && error.kind === 'permanent') checkpoints.abandon(name, at);
+      // Resuming would repeat a request the API refuses for good, so the plan is dropped, but only while its
+      // pass has stored nothing: pages may come newest-first, and replanning from a stored part of a pass would
+      // start after rows it never read. A pass under way keeps its checkpoint (a refused cursor restarts it).
+      if (error instanceof ApiError && error.kind === 'permanent' && checkpoints.load(name).cursor === null) checkpoints.abandon(name, at);
       logger.error({ err: error }, `${name} failed: ${report.error}`);
     }
   } finally {

@@ -20,6 +20,7 @@ export function startCli(args: string[], env: Record<string, string | undefined>
   const waiters: Array<{ predicate: (line: Record<string, unknown>) => boolean; resolve: (line: Record<string, unknown>) => void; reject: (error: Error) => void }> = [];
   let stderr = '';
   let buffered = '';
+  let exitedWith: string | null = null;
   child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
     buffered += chunk;
     const parts = buffered.split('\n');
@@ -39,6 +40,7 @@ export function startCli(args: string[], env: Record<string, string | undefined>
   child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
     child.on('close', (code, signal) => {
+      exitedWith = String(code ?? signal);
       for (const waiter of waiters.splice(0)) waiter.reject(new Error(`process exited (${code ?? signal}) before the expected log line; stderr: ${stderr}`));
       resolve({ code, signal });
     });
@@ -51,6 +53,8 @@ export function startCli(args: string[], env: Record<string, string | undefined>
     waitForLine(predicate) {
       const found = lines.find(predicate);
       if (found) return Promise.resolve(found);
+      // Waiting on a process that is already gone would hang until the test's timeout.
+      if (exitedWith !== null) return Promise.reject(new Error(`process exited (${exitedWith}) before the expected log line; stderr: ${stderr}`));
       return new Promise((resolve, reject) => waiters.push({ predicate, resolve, reject }));
     },
   };
