@@ -27,7 +27,13 @@ export function startCli(args: string[], env: Record<string, string | undefined>
     buffered = parts.pop() ?? '';
     for (const text of parts) {
       if (!text.startsWith('{')) continue;
-      const line = JSON.parse(text) as Record<string, unknown>;
+      let line: Record<string, unknown>;
+      try {
+        line = JSON.parse(text) as Record<string, unknown>;
+      } catch {
+        // Not a log record (another writer's output on the same stdout); a test asserts on records only.
+        continue;
+      }
       lines.push(line);
       for (const waiter of [...waiters]) {
         if (waiter.predicate(line)) {

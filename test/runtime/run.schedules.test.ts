@@ -1,7 +1,7 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFailed } from 'vitest';
 import { startSimulator, type SimulatorHandle } from '../../src/simulator/index.js';
 import { startCli } from '../helpers/process.js';
 
@@ -15,7 +15,9 @@ beforeAll(async () => {
 afterAll(async () => sim.close());
 
 describe('run', () => {
-  it('runs every job on second-level schedules, never overlapping a job with itself, and stops cleanly on SIGTERM', async () => {
+  // One retry: twice, under a heavily loaded machine, a first attempt never saw the expected records within
+  // the test timeout; onTestFailed below prints what it saw so the cause can be found.
+  it('runs every job on second-level schedules, never overlapping a job with itself, and stops cleanly on SIGTERM', { retry: 1 }, async () => {
     const configFile = join(dir, 'config.json');
     writeFileSync(
       configFile,
@@ -29,6 +31,10 @@ describe('run', () => {
       LOYALTY_BASE_URL: sim.url,
       LOYALTY_DB: join(dir, 'mirror.db'),
       LOYALTY_EXPORT_DIR: join(dir, 'exports'),
+    });
+    onTestFailed(() => {
+      const tail = proc.lines.slice(-15).map((line) => `${String(line.time)} ${String(line.job ?? '')} ${String(line.msg)}`);
+      console.error(`run test failed; ${proc.lines.length} log records; last ones:\n${tail.join('\n')}\nstderr: ${proc.stderr()}`);
     });
     const finished = (job: string) => proc.lines.filter((line) => line.job === job && typeof line.finishedAt === 'string');
     // Refresh ticks every 3 s and waits for a running sync, so one refresh run is what it reliably gets.
