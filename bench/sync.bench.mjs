@@ -15,6 +15,9 @@ const SELF = fileURLToPath(import.meta.url);
 const LARGE = 'large';
 const SMALL = JSON.stringify({ customers: 5_000, orders: 10_000, activities: 90_000, transactions: 100_000, reviews: 500, rewards: 20, unsubscribes: 500 });
 const TARGET_RATIO = 0.8;
+// Other processes share the machine: speeds are the best of ROUNDS, fetch and sync measured in alternation;
+// peak memory is the highest of the rounds.
+const ROUNDS = 3;
 const TARGET_MEMORY_GROWTH = 1.3;
 
 const [mode, ...args] = process.argv.slice(2);
@@ -72,16 +75,26 @@ async function main() {
   const large = await startSimulatorChild(LARGE);
   const small = await startSimulatorChild(SMALL);
   try {
-    const fetchLarge = await runMeasure('fetch', large);
-    const syncLarge = await runMeasure('sync', large);
-    const syncSmall = await runMeasure('sync', small);
+    const fetchRuns = [];
+    const syncRuns = [];
+    const smallRuns = [];
+    for (let round = 0; round < ROUNDS; round += 1) {
+      fetchRuns.push(await runMeasure('fetch', large));
+      syncRuns.push(await runMeasure('sync', large));
+      smallRuns.push(await runMeasure('sync', small));
+    }
+    const fastest = (runs) => runs.reduce((best, run) => (run.seconds < best.seconds ? run : best));
+    const fetchLarge = fastest(fetchRuns);
+    const syncLarge = { ...fastest(syncRuns), maxRssMb: Math.max(...syncRuns.map((run) => run.maxRssMb)) };
+    const syncSmall = { ...fastest(smallRuns), maxRssMb: Math.max(...smallRuns.map((run) => run.maxRssMb)) };
     const fetchRate = fetchLarge.rows / fetchLarge.seconds;
     const syncRate = syncLarge.rows / syncLarge.seconds;
     const ratio = syncRate / fetchRate;
     const growth = syncLarge.maxRssMb / syncSmall.maxRssMb;
     const n = (value) => Math.round(value).toLocaleString('en-US');
-    console.log(`sync bench: fetch+parse only   ${n(fetchLarge.rows)} transactions in ${fetchLarge.seconds.toFixed(1)} s = ${n(fetchRate)} rows/s`);
-    console.log(`sync bench: sync (store)       ${n(syncLarge.rows)} transactions in ${syncLarge.seconds.toFixed(1)} s = ${n(syncRate)} rows/s`);
+    const all = (runs) => runs.map((run) => run.seconds.toFixed(1)).join(', ');
+    console.log(`sync bench: fetch+parse only   ${n(fetchLarge.rows)} transactions in ${fetchLarge.seconds.toFixed(1)} s = ${n(fetchRate)} rows/s (rounds: ${all(fetchRuns)} s)`);
+    console.log(`sync bench: sync (store)       ${n(syncLarge.rows)} transactions in ${syncLarge.seconds.toFixed(1)} s = ${n(syncRate)} rows/s (rounds: ${all(syncRuns)} s)`);
     console.log(`sync bench: ratio sync/fetch   ${ratio.toFixed(2)} (target >= ${TARGET_RATIO})`);
     // CPU per row tells storage cost apart from a busy machine's scheduling noise.
     const perRow = (m) => ((m.cpuSeconds / m.rows) * 1e6).toFixed(1);

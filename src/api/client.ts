@@ -42,6 +42,8 @@ export interface Page<T> {
   items: T[];
   /** The cursor that fetches the following page; null at the end. Checkpoint it with the page. */
   nextCursor: string | null;
+  /** The response body's bytes as received: a sync hands them to its storage thread, which parses them there. */
+  body: Uint8Array;
 }
 
 export type ListName = 'customers' | 'orders' | 'activities' | 'transactions';
@@ -112,7 +114,7 @@ export class ApiClient {
       const body = readJson(response, path, 'GET');
       const items = field(body, key);
       if (!Array.isArray(items)) throw contractError('GET', path, `the response has no "${key}" array`);
-      return { items: items as T[], nextCursor: nextCursor(field(body, 'cursor')) };
+      return { items: items as T[], nextCursor: nextCursor(field(body, 'cursor')), body: bodyBytes(response) };
     });
   }
 
@@ -154,19 +156,19 @@ export class ApiClient {
    * end: the spec does not promise full pages (a server may cap `limit`), and stopping early would
    * tombstone every address after it. The price is one extra request per walk.
    */
-  async *unsubscribePages(options: CallOptions & { startPage?: number } = {}): AsyncGenerator<{ items: UnsubscribeEntry[]; page: number }> {
+  async *unsubscribePages(options: CallOptions & { startPage?: number } = {}): AsyncGenerator<{ items: UnsubscribeEntry[]; page: number; body: Uint8Array }> {
     let previousFirstId: string | undefined;
     for (let page = options.startPage ?? 1; ; page++) {
       const query = { page, limit: this.#pageSize };
-      const items = await this.#call({ method: 'GET', path: UNSUBSCRIBES_PATH, query }, options, (response) => {
-        const body = readJson(response, UNSUBSCRIBES_PATH, 'GET');
-        if (!Array.isArray(body)) throw contractError('GET', UNSUBSCRIBES_PATH, 'the response is not an array');
-        return body as UnsubscribeEntry[];
+      const { items, body } = await this.#call({ method: 'GET', path: UNSUBSCRIBES_PATH, query }, options, (response) => {
+        const parsed = readJson(response, UNSUBSCRIBES_PATH, 'GET');
+        if (!Array.isArray(parsed)) throw contractError('GET', UNSUBSCRIBES_PATH, 'the response is not an array');
+        return { items: parsed as UnsubscribeEntry[], body: bodyBytes(response) };
       });
       if (items.length === 0) return;
       // A server that ignored `page` would return page 1 forever.
       if (items[0].id === previousFirstId) throw contractError('GET', UNSUBSCRIBES_PATH, `page ${page} repeats page ${page - 1}`);
-      yield { items, page };
+      yield { items, page, body };
       previousFirstId = items[0].id;
     }
   }
@@ -315,6 +317,12 @@ function readJson(response: HttpResponse, path: string, method: string): unknown
   } catch (error) {
     throw new ApiError({ kind: kindAfterSending(method), method, path, status: response.status, reason: 'the response body is not valid JSON', cause: error });
   }
+}
+
+/** The bytes of a body `readJson` has already accepted. */
+function bodyBytes(response: HttpResponse): Uint8Array {
+  if (!response.body.ok) throw response.body.error;
+  return response.body.bytes;
 }
 
 function objectUnder<T>(response: HttpResponse, method: string, path: string, key: string): T {

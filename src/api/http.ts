@@ -22,7 +22,8 @@ export interface HttpRequest {
 export interface HttpResponse {
   status: number;
   headers: IncomingHttpHeaders;
-  body: { ok: true; text: string } | { ok: false; error: ApiError };
+  /** `bytes` as received, `text` decoded from them as UTF-8. */
+  body: { ok: true; text: string; bytes: Uint8Array } | { ok: false; error: ApiError };
 }
 
 export interface HttpTransportOptions {
@@ -31,6 +32,9 @@ export interface HttpTransportOptions {
   /** Covers the whole exchange: connecting, headers and body. */
   requestTimeoutMs: number;
 }
+
+// Replaces malformed sequences as undici's text() does; a body that then fails to parse is retried.
+const UTF8 = new TextDecoder('utf-8');
 
 /** One HTTP exchange at a time per call, over a keep-alive pool to the API's origin; no retries here. */
 export class HttpTransport {
@@ -85,8 +89,8 @@ export class HttpTransport {
         throw failure(error, 'request');
       }
       try {
-        const text = await response.body.text();
-        return { status: response.statusCode, headers: response.headers, body: { ok: true, text } };
+        const bytes = new Uint8Array(await response.body.arrayBuffer());
+        return { status: response.statusCode, headers: response.headers, body: { ok: true, text: UTF8.decode(bytes), bytes } };
       } catch (error) {
         return { status: response.statusCode, headers: response.headers, body: { ok: false, error: failure(error, 'body') } };
       }

@@ -7,6 +7,8 @@ import type { Pass } from './types.js';
 /** One page of a pass, with the token to checkpoint beside it: where the pass continues, or null when it is over. */
 export interface SourcePage {
   items: ApiRecord[];
+  /** The page's bytes as the API sent them, for the storage thread. */
+  body: Uint8Array;
   next: string | null;
 }
 
@@ -52,7 +54,7 @@ async function* listPages(list: ListName, pass: Extract<Pass, { kind: 'list' }>,
       next = null;
     }
     if (next !== null) seen.add(next);
-    yield { items: page.items, next };
+    yield { items: page.items, body: page.body, next };
     if (next === null) return;
     current = next;
   }
@@ -69,8 +71,8 @@ function isCursorRejected(error: unknown): boolean {
  */
 async function* walkPages(startPage: number, options: SourceOptions): AsyncGenerator<SourcePage> {
   const { client, signal } = options;
-  for await (const { items, page } of client.unsubscribePages({ startPage, signal })) {
-    yield { items, next: String(page + 1) };
+  for await (const { items, page, body } of client.unsubscribePages({ startPage, signal })) {
+    yield { items, body, next: String(page + 1) };
   }
 }
 

@@ -1,18 +1,17 @@
-import { setImmediate as nextTurn } from 'node:timers/promises';
 import { ApiError, describeError } from '../api/errors.js';
 import type { ApiClient, ListName } from '../api/client.js';
 import type { Config } from '../config.js';
 import type { Db } from '../db/open.js';
-import { createUnsubscribeUpserter, createUpserter, nextChangeSeq, type ApiRecord, type UpsertResult } from '../db/upsertRecords.js';
+import type { ApiRecord, UpsertResult } from '../db/upsertRecords.js';
 import type { Logger } from '../log.js';
 import type { StreamDefinition } from '../streams/index.js';
 import type { CheckpointStore } from './checkpoint.js';
-import { passPages, readAhead } from './pages.js';
+import { passPages, readAhead, type SourcePage } from './pages.js';
 import { planStream } from './plan.js';
 import type { Progress } from './progress.js';
 import { createRunLog, statsDelta } from './runs.js';
-import { watermarkOf } from './storedFacts.js';
-import { tombstoneUnseen } from './tombstones.js';
+import type { GroupOutcome } from './storeMessages.js';
+import type { StoreThread } from './storeThread.js';
 import type { Pass, Plan, StreamReport } from './types.js';
 
 export interface StreamRunContext {
@@ -28,21 +27,22 @@ export interface StreamRunContext {
   signal?: AbortSignal;
   progress: Progress;
   checkpoints: CheckpointStore;
+  /** Writes the pages on its own connection; this thread's `db` reads what it committed. */
+  store: StoreThread;
   clock: () => Date;
 }
 
-/** Pages fetched ahead of the writer at most: a few MB of parsed records, whatever the stream's size. */
-const READ_AHEAD_PAGES = 8;
-
-interface GroupOutcome {
-  /** One result per page of the group, in order. */
-  results: UpsertResult[];
-  removed: number;
-}
+/**
+ * Pages fetched ahead of storage at most. They wait as the bytes the API sent (a few MB in all), so
+ * the network keeps going through the storage thread's commits, which take a few hundred milliseconds
+ * in a bulk load; a buffer of 4 pages stalled the fetching for most of each one.
+ */
+const READ_AHEAD_PAGES = 32;
 
 /**
- * Runs one stream's plan (or resumes its unfinished one) page by page: each group of pages and
- * the checkpoint after it commit in one transaction, so a kill at any instant loses nothing.
+ * Runs one stream's plan (or resumes its unfinished one) page by page: each group of pages and the
+ * checkpoint after it are stored together, so a kill at any instant loses nothing that a resumed run
+ * does not read again.
  */
 export async function syncStream(ctx: StreamRunContext): Promise<StreamReport> {
   const { db, client, stream, logger, checkpoints, signal, clock } = ctx;
@@ -61,63 +61,43 @@ export async function syncStream(ctx: StreamRunContext): Promise<StreamReport> {
   signal?.addEventListener('abort', onAbort, { once: true });
   const missing = new Set<string>();
   const optional = new Set(stream.columns.filter((column) => column.optional).map((column) => column.name));
-  const upsert = walk ? createUnsubscribeUpserter(db, stream) : createUpserter(db, stream);
+  const { store } = ctx;
 
-  // A group of pages, their upserts and the checkpoint after the last of them: one transaction.
-  const commit = db.transaction((pages: ApiRecord[][], finished: Pass | null, rest: Plan, next: string | null): GroupOutcome => {
-    const at = clock().toISOString();
-    const seq = nextChangeSeq(db);
-    const results = pages.map((items) => upsert(items, seq, at));
-    let removed = 0;
-    if (rest.passes.length > 0) {
-      checkpoints.save(name, rest, next, at);
-    } else {
-      // Only a walk that reached its end may tombstone what it did not see.
-      if (finished?.kind === 'walk') removed = tombstoneUnseen(db, finished.startedAt, at, seq);
-      checkpoints.complete(name, { watermark: watermarkOf(db, stream), refreshed: rest.refreshes, at });
-    }
-    return { results, removed };
-  });
+  // A group of pages and the checkpoint after the last of them, stored together.
+  const storeGroup = (pages: FetchedPage[], finished: Pass | null, rest: Plan, next: string | null): Promise<GroupOutcome> =>
+    store.store({ stream: name, bodies: pages.map((page) => page.body), finished, rest, next, at: clock().toISOString() });
 
-  const record = (items: ApiRecord[], result: UpsertResult): void => {
-    report.rowsRead += items.length;
+  const record = (rows: number, result: UpsertResult): void => {
+    report.rowsRead += rows;
     report.inserted += result.inserted;
     report.updated += result.updated;
     for (const column of result.missingColumns) if (!optional.has(column)) missing.add(column);
   };
 
   const source = { client, list: listNameOf(stream), logger, signal: fetches.signal };
-  /** Reads every pass of `plan` from `cursor`, committing each group of pages with the checkpoint after it. */
+  /** Reads every pass of `plan` from `cursor`, storing each group of pages with the checkpoint after it; commits at the end. */
   const runPlan = async (start: Plan, from: string | null): Promise<void> => {
     let plan = start;
     let cursor = from;
     while (plan.passes.length > 0) {
       const pass = plan.passes[0];
-      const ahead = readAhead(passPages(pass, cursor, source), READ_AHEAD_PAGES);
+      const ahead = readAhead(checkedPages(stream, passPages(pass, cursor, source)), READ_AHEAD_PAGES);
       let passEnded = false;
       try {
         for (let group = await ahead.take(); group.length > 0; group = await ahead.take()) {
-          // Let the next request leave before the synchronous write blocks the event loop.
-          await nextTurn();
-          for (const page of group) checkIds(stream, page.items);
           const last = group[group.length - 1];
           passEnded = last.next === null;
           const rest = passEnded ? { ...plan, passes: plan.passes.slice(1) } : plan;
-          const outcome = commit(
-            group.map((page) => page.items),
-            passEnded ? pass : null,
-            rest,
-            last.next,
-          );
+          const outcome = await storeGroup(group, passEnded ? pass : null, rest, last.next);
           plan = rest;
           cursor = passEnded ? null : last.next;
           if (walk) report.removed = (report.removed ?? 0) + outcome.removed;
           group.forEach((page, i) => {
             const result = outcome.results[i];
             report.pages += 1;
-            record(page.items, result);
+            record(page.rows, result);
             logger.debug(
-              { pass: describePass(pass), page: report.pages, rows: page.items.length, inserted: result.inserted, updated: result.updated, more: page.next !== null },
+              { pass: describePass(pass), page: report.pages, rows: page.rows, inserted: result.inserted, updated: result.updated, more: page.next !== null },
               'page stored',
             );
           });
@@ -132,12 +112,14 @@ export async function syncStream(ctx: StreamRunContext): Promise<StreamReport> {
         // The source ended without a final page (the walk met an empty page): close the pass on its own.
         signal?.throwIfAborted();
         const rest = { ...plan, passes: plan.passes.slice(1) };
-        const outcome = commit([], pass, rest, null);
+        const outcome = await storeGroup([], pass, rest, null);
         if (walk) report.removed = (report.removed ?? 0) + outcome.removed;
         plan = rest;
         cursor = null;
       }
     }
+    // What comes next (planning, the run log, status) reads through this thread's connection.
+    await store.flush();
   };
 
   try {
@@ -154,6 +136,9 @@ export async function syncStream(ctx: StreamRunContext): Promise<StreamReport> {
     await runPlan(plan, null);
     if (plan.refreshes) report.refreshed = true;
   } catch (error) {
+    // Groups stored before the failure are kept with their checkpoints. Should that commit fail too,
+    // they roll back with their checkpoints and are read again next run: the failure to report is the first.
+    await store.flush().catch(() => undefined);
     if (signal?.aborted) {
       report.status = 'interrupted';
     } else {
@@ -214,6 +199,21 @@ function listNameOf(stream: StreamDefinition): ListName | null {
 
 function describePass(pass: Pass): string {
   return pass.kind === 'walk' ? 'walk' : pass.role;
+}
+
+/** A fetched page as it waits for storage: its body, its records' ids already checked, and how many there are. */
+interface FetchedPage {
+  body: Uint8Array;
+  rows: number;
+  next: string | null;
+}
+
+/** Checks each page's ids as it arrives, then lets its parsed records go: the storage thread parses the body itself. */
+async function* checkedPages(stream: StreamDefinition, pages: AsyncGenerator<SourcePage>): AsyncGenerator<FetchedPage> {
+  for await (const page of pages) {
+    checkIds(stream, page.items);
+    yield { body: page.body, rows: page.items.length, next: page.next };
+  }
 }
 
 /** A record without a usable id cannot be stored (SQLite would invent one): the page is refused whole. */

@@ -1,0 +1,54 @@
+import type { StreamName } from '../config.js';
+import type { Db } from '../db/open.js';
+import { createUnsubscribeUpserter, createUpserter, nextChangeSeq, type ApiRecord, type UpsertResult } from '../db/upsertRecords.js';
+import { getStream, type StreamDefinition } from '../streams/index.js';
+import { createCheckpointStore } from './checkpoint.js';
+import type { GroupOutcome, PageGroup } from './storeMessages.js';
+import { watermarkOf } from './storedFacts.js';
+import { tombstoneUnseen } from './tombstones.js';
+
+type Upsert = (records: readonly ApiRecord[], changeSeq: number, now: string) => UpsertResult;
+
+/**
+ * Stores groups of pages: their upserts, then the checkpoint after the last page or, when the plan is
+ * done, the stream's completion (and a finished walk's tombstones). Run it inside a transaction: the
+ * rows and the checkpoint that points past them must commit together.
+ */
+export function createGroupStore(db: Db): (group: PageGroup) => GroupOutcome {
+  const checkpoints = createCheckpointStore(db);
+  const upserters = new Map<StreamName, Upsert>();
+  const upserterOf = (stream: StreamDefinition): Upsert => {
+    let upsert = upserters.get(stream.name);
+    if (upsert === undefined) {
+      upsert = stream.strategy.kind === 'full-walk' ? createUnsubscribeUpserter(db, stream) : createUpserter(db, stream);
+      upserters.set(stream.name, upsert);
+    }
+    return upsert;
+  };
+
+  return (group) => {
+    const stream = getStream(group.stream);
+    const upsert = upserterOf(stream);
+    const seq = nextChangeSeq(db);
+    const results = group.bodies.map((body) => upsert(itemsOf(stream, body), seq, group.at));
+    let removed = 0;
+    if (group.rest.passes.length > 0) {
+      checkpoints.save(stream.name, group.rest, group.next, group.at);
+    } else {
+      // Only a walk that reached its end may tombstone what it did not see.
+      if (group.finished?.kind === 'walk') removed = tombstoneUnseen(db, group.finished.startedAt, group.at, seq);
+      checkpoints.complete(stream.name, { watermark: watermarkOf(db, stream), refreshed: group.rest.refreshes, at: group.at });
+    }
+    return { results, removed };
+  };
+}
+
+const UTF8 = new TextDecoder('utf-8');
+
+/** The records of a page body the main thread has already parsed and checked. */
+function itemsOf(stream: StreamDefinition, body: Uint8Array): ApiRecord[] {
+  const parsed = JSON.parse(UTF8.decode(body)) as unknown;
+  const items = stream.listKey === null ? parsed : (parsed as Record<string, unknown>)[stream.listKey];
+  if (!Array.isArray(items)) throw new Error(`a ${stream.name} page reached storage without its records`);
+  return items as ApiRecord[];
+}
