@@ -33,13 +33,18 @@ export class Snapshot {
 
   /**
    * Rows in storage order, as arrays in the schema's column order; only those changed after
-   * `afterChangeSeq` when given. `select` may read a column through an SQL expression.
+   * `afterChangeSeq` when given.
    */
-  rows(schema: TableSchema, afterChangeSeq: number | null, select: (column: ExportColumn) => string = (column) => `"${column.name}"`): IterableIterator<Row> {
-    const columns = schema.columns.map(select).join(', ');
-    const where = afterChangeSeq === null ? '' : ' WHERE _change_seq > ?';
-    const statement = this.db.prepare(`SELECT ${columns} FROM "${schema.table}"${where} ORDER BY rowid`).raw(true);
+  rows(schema: TableSchema, afterChangeSeq: number | null): IterableIterator<Row> {
+    const columns = schema.columns.map((column) => `"${column.name}"`).join(', ');
+    const statement = this.db.prepare(`SELECT ${columns} FROM "${schema.table}"${changedAfter(afterChangeSeq)} ORDER BY rowid`).raw(true);
     return (afterChangeSeq === null ? statement.iterate() : statement.iterate(afterChangeSeq)) as IterableIterator<Row>;
+  }
+
+  /** The same rows as `rows`, each turned into one string by the SQL `expression` (a CSV line, say). */
+  lines(schema: TableSchema, afterChangeSeq: number | null, expression: string): IterableIterator<string> {
+    const statement = this.db.prepare(`SELECT ${expression} FROM "${schema.table}"${changedAfter(afterChangeSeq)} ORDER BY rowid`).pluck();
+    return (afterChangeSeq === null ? statement.iterate() : statement.iterate(afterChangeSeq)) as IterableIterator<string>;
   }
 
   /** Non-null values of one column among the rows to export, for choosing its Parquet type before writing. */
@@ -66,4 +71,8 @@ export class Snapshot {
       this.db.close();
     }
   }
+}
+
+function changedAfter(afterChangeSeq: number | null): string {
+  return afterChangeSeq === null ? '' : ' WHERE _change_seq > ?';
 }

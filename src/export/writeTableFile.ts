@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import type { Config, ExportFormat } from '../config.js';
 import { toolVersion } from '../version.js';
 import { parquetColumns } from './arrowColumns.js';
-import { csvSelect, writeCsv } from './csvWriter.js';
+import { csvLineSql, writeCsv } from './csvWriter.js';
 import { fitsMoneyDecimal } from './decimal.js';
 import { FileSink } from './fileSink.js';
 import { dataFilePath, tmpPathFor } from './layout.js';
@@ -42,7 +42,8 @@ export async function writeTableFile(snapshot: Snapshot, schema: TableSchema, fo
     let columns: ManifestColumn[];
     let invalidValues: Record<string, number> | undefined;
     if (format === 'csv') {
-      count = await writeCsv(snapshot.rows(schema, context.since, csvSelect), schema.columns, sink, { formulaGuard: context.config.export.csvFormulaGuard }, context.signal);
+      const line = csvLineSql(schema.columns, { formulaGuard: context.config.export.csvFormulaGuard });
+      count = await writeCsv(snapshot.lines(schema, context.since, line), schema.columns, sink, context.signal);
       columns = schema.columns.map(({ name, type }) => ({ name, type }));
     } else {
       const plan = parquetColumns(schema.columns, (column) => moneyFits(snapshot, schema.table, column, context.since));
