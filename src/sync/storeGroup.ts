@@ -5,7 +5,8 @@ import { getStream, type StreamDefinition } from '../streams/index.js';
 import { createCheckpointStore } from './checkpoint.js';
 import type { GroupOutcome, PageGroup } from './storeMessages.js';
 import { watermarkOf } from './storedFacts.js';
-import { tombstoneUnseen } from './tombstones.js';
+import { countUnseen, tombstoneUnseen } from './tombstones.js';
+import type { Plan } from './types.js';
 
 type Upsert = (records: readonly ApiRecord[], changeSeq: number, now: string) => UpsertResult;
 
@@ -31,15 +32,22 @@ export function createGroupStore(db: Db): (group: PageGroup) => GroupOutcome {
     const upsert = upserterOf(stream);
     const seq = nextChangeSeq(db);
     const results = group.bodies.map((body) => upsert(itemsOf(stream, body), seq, group.at));
+    const { finished } = group;
+    let rest: Plan = group.rest;
+    let next = group.next;
     let removed = 0;
-    if (group.rest.passes.length > 0) {
-      checkpoints.save(stream.name, group.rest, group.next, group.at);
+    if (finished?.kind === 'walk' && !finished.confirming && countUnseen(db, finished.startedAt) > 0) {
+      rest = { ...rest, passes: [{ kind: 'walk', startedAt: finished.startedAt, confirming: true }, ...rest.passes] };
+      next = null;
+    }
+    if (rest.passes.length > 0) {
+      checkpoints.save(stream.name, rest, next, group.at);
     } else {
       // Only a walk that reached its end may tombstone what it did not see.
-      if (group.finished?.kind === 'walk') removed = tombstoneUnseen(db, group.finished.startedAt, group.at, seq);
-      checkpoints.complete(stream.name, { watermark: watermarkOf(db, stream), refreshed: group.rest.refreshes, at: group.at });
+      if (finished?.kind === 'walk') removed = tombstoneUnseen(db, finished.startedAt, group.at, seq);
+      checkpoints.complete(stream.name, { watermark: watermarkOf(db, stream), refreshed: rest.refreshes, at: group.at });
     }
-    return { results, removed };
+    return { results, rest, removed };
   };
 }
 

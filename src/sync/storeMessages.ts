@@ -24,6 +24,8 @@ export interface PageGroup {
 export interface GroupOutcome {
   /** One result per page of the group, in order. */
   results: UpsertResult[];
+  /** The plan stored after the group: the group's `rest`, or with a confirming walk in front (see `Pass`). */
+  rest: Plan;
   /** Unsubscribes tombstoned by a walk this group completed. */
   removed: number;
 }

@@ -89,7 +89,7 @@ export async function syncStream(ctx: StreamRunContext): Promise<StreamReport> {
           passEnded = last.next === null;
           const rest = passEnded ? { ...plan, passes: plan.passes.slice(1) } : plan;
           const outcome = await storeGroup(group, passEnded ? pass : null, rest, last.next);
-          plan = rest;
+          plan = outcome.rest;
           cursor = passEnded ? null : last.next;
           if (walk) report.removed = (report.removed ?? 0) + outcome.removed;
           group.forEach((page, i) => {
@@ -114,7 +114,7 @@ export async function syncStream(ctx: StreamRunContext): Promise<StreamReport> {
         const rest = { ...plan, passes: plan.passes.slice(1) };
         const outcome = await storeGroup([], pass, rest, null);
         if (walk) report.removed = (report.removed ?? 0) + outcome.removed;
-        plan = rest;
+        plan = outcome.rest;
         cursor = null;
       }
     }
@@ -198,7 +198,8 @@ function listNameOf(stream: StreamDefinition): ListName | null {
 }
 
 function describePass(pass: Pass): string {
-  return pass.kind === 'walk' ? 'walk' : pass.role;
+  if (pass.kind === 'walk') return pass.confirming ? 'confirming walk' : 'walk';
+  return pass.role;
 }
 
 /** A fetched page as it waits for storage: its body, its records' ids already checked, and how many there are. */

@@ -1,5 +1,10 @@
 import type { Db } from '../db/open.js';
 
+/** Addresses still marked present that the walk started at `walkStartedAt` has not seen. */
+export function countUnseen(db: Db, walkStartedAt: string): number {
+  return db.prepare('SELECT count(*) FROM unsubscribes WHERE removed_at IS NULL AND last_seen_at < ?').pluck().get(walkStartedAt) as number;
+}
+
 /**
  * After a complete walk of the unsubscribe list: every address still marked present that the
  * walk did not see (last seen before the walk started) has left the list. Never call it after a

@@ -47,11 +47,13 @@ export interface SyncReport {
 /**
  * One read of a stream:
  * - list: a cursor-paged list read with fixed filters (`role` says why: new rows, or a refresh window);
- * - walk: the unsubscribe list page by page; `startedAt` marks which rows this walk saw.
+ * - walk: the unsubscribe list page by page; `startedAt` marks which rows this walk saw. A `confirming`
+ *   walk re-reads the list after a walk that missed stored addresses (keeping that walk's `startedAt`):
+ *   the list may have shifted under the first one, so only what both missed has left it.
  */
 export type Pass =
   | { kind: 'list'; role: 'new' | 'refresh'; params: ListParams }
-  | { kind: 'walk'; startedAt: string };
+  | { kind: 'walk'; startedAt: string; confirming?: boolean };
 
 /**
  * What a stream's run still has to read, stored as JSON in `sync_state.pass_state` with every

@@ -15,9 +15,11 @@ describe('checkpoints', () => {
   it('an aborted sync stops after the page in flight commits, and the next run resumes from its cursor', async () => {
     sim = await startSimulator({ seed: 4, size: 'small', pageOrder: 'newest-first' });
     const { db, path } = freshMirror();
-    const config = testConfig(sim, path);
+    // Pages of 50: more of them than the 32 read ahead, so the stream cannot end within the group that stores the second.
+    const pageSize = 50;
+    const config = testConfig(sim, path, { api: { pageSize } });
     const stop = new AbortController();
-    // Abort as soon as the second page is stored: the signal is checked right after each commit.
+    // Abort as soon as the second page is stored: the signal is checked right after each group is stored.
     let pagesLogged = 0;
     const logger = createLogger({
       level: 'debug',
@@ -39,7 +41,7 @@ describe('checkpoints', () => {
     const pagesStored = first.streams[0].pages;
     expect(pagesStored).toBeGreaterThanOrEqual(2);
     const stored = db.prepare('SELECT count(*) FROM transactions').pluck().get();
-    expect(stored).toBe(pagesStored * 500);
+    expect(stored).toBe(pagesStored * pageSize);
     expect(first.streams[1].pages).toBe(0);
     const state = db.prepare("SELECT cursor, cursor_pass, pass_state FROM sync_state WHERE stream = 'transactions'").get() as Record<string, string>;
     expect(state.cursor).toEqual(expect.any(String));
@@ -51,9 +53,9 @@ describe('checkpoints', () => {
     await client.close();
     expect(second.ok).toBe(true);
     // The resumed plan reads only what follows its checkpoint; then the run's own plan re-reads just the id overlap.
-    const remaining = (sim.truth('transactions') as unknown[]).length - pagesStored * 500;
+    const remaining = (sim.truth('transactions') as unknown[]).length - pagesStored * pageSize;
     expect(second.streams[0]).toMatchObject({ inserted: remaining, updated: 0 });
-    expect(second.streams[0].pages).toBeLessThanOrEqual(Math.ceil(remaining / 500) + 2);
+    expect(second.streams[0].pages).toBeLessThanOrEqual(Math.ceil(remaining / pageSize) + 2);
     const resumed = db.prepare('SELECT requests FROM sync_runs WHERE run_id = ?').pluck().get(second.runId);
     expect(resumed).toBe(second.streams[0].pages);
     expect(records.some((r) => r.msg === 'resuming the unfinished run from its checkpoint')).toBe(true);
