@@ -3,6 +3,7 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
+    globalSetup: ['test/globalSetup.ts'],
     // Integration tests start simulators and child processes; two workers match the CI machine's cores.
     pool: 'forks',
     maxWorkers: 2,

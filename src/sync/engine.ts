@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { StreamName } from '../config.js';
+import { checkpointLessOften } from '../db/walCheckpoint.js';
 import { getStream } from '../streams/index.js';
 import { createCheckpointStore } from './checkpoint.js';
 import { createProgress } from './progress.js';
@@ -20,9 +21,11 @@ export async function runSync(options: SyncOptions): Promise<SyncReport> {
   const checkpoints = createCheckpointStore(options.db);
   const progress = createProgress(options.progress);
   const reports: StreamReport[] = [];
-  logger.info({ streams: names, full: options.full === true, refresh: options.refresh === true }, 'sync started');
   if (options.db.memory) throw new Error('a sync needs the mirror in a file: its storage thread opens a connection of its own');
+  logger.info({ streams: names, full: options.full === true, refresh: options.refresh === true }, 'sync started');
   const store = startStoreThread(options.db.name);
+  const restoreCheckpointing = checkpointLessOften(options.db);
+  let storeFailure: unknown = null;
   try {
     for (const name of names) {
       if (options.signal?.aborted) {
@@ -46,9 +49,12 @@ export async function runSync(options: SyncOptions): Promise<SyncReport> {
       );
     }
   } finally {
-    await store.close();
+    restoreCheckpointing();
+    // Every stream flushed at its end, so nothing is left to commit: a failure here is the thread's own.
+    await store.close().catch((error: unknown) => (storeFailure = error));
   }
-  const ok = reports.every((report) => report.status === 'succeeded');
+  if (storeFailure !== null) logger.error({ err: storeFailure }, "the sync's storage thread did not stop cleanly");
+  const ok = storeFailure === null && reports.every((report) => report.status === 'succeeded');
   logger.info({ ok }, 'sync finished');
   return { runId, ok, streams: reports };
 }

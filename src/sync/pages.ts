@@ -85,10 +85,9 @@ export interface ReadAhead<T> {
 }
 
 /**
- * Pulls from `source` into a buffer of up to `capacity` pages while the caller writes, so the
- * network never waits for storage. When storage is the slower side the buffer fills and the
- * caller takes several pages at once into one transaction, which writes each index page once
- * per group instead of once per page; when the network is slower, groups are single pages.
+ * Pulls from `source` into a buffer of up to `capacity` pages while the caller stores, so the
+ * network does not wait for storage. The caller takes whatever has arrived as one group: several
+ * pages when storage fell behind (a commit), single pages while it keeps up.
  */
 export function readAhead<T>(source: AsyncIterator<T>, capacity: number): ReadAhead<T> {
   const queue: T[] = [];

@@ -16,19 +16,77 @@ export interface StoreThread {
 /**
  * Starts the storage thread on the mirror at `dbPath`. Storage runs beside the network this way:
  * parsing and fetching the next pages go on while the previous ones are written.
+ *
+ * Should the thread die, the next call says so (its uncommitted groups are lost, with their checkpoint),
+ * and the call after that starts a new thread: the stream that lost them fails, the next ones still run.
  */
 export function startStoreThread(dbPath: string): StoreThread {
+  let thread: WorkerHandle | null = null;
+  let nextId = 1;
+
+  /** The live thread (started if need be); throws, once, the reason the previous one died. */
+  const live = (): WorkerHandle => {
+    if (thread?.stopped) {
+      const { stopped } = thread;
+      thread = null;
+      throw stopped;
+    }
+    thread ??= spawnWorker(dbPath);
+    return thread;
+  };
+
+  return {
+    async store(group) {
+      const outcome = await live().request({ type: 'group', id: nextId++, ...group });
+      if (outcome === undefined) throw new Error('the storage thread answered a group without its outcome');
+      return outcome;
+    },
+    async flush() {
+      if (thread === null) return;
+      await live().request({ type: 'flush', id: nextId++ });
+    },
+    async close() {
+      const closing = thread;
+      thread = null;
+      if (closing === null) return;
+      try {
+        if (!closing.stopped) await closing.request({ type: 'close', id: nextId++ });
+      } finally {
+        await closing.worker.terminate();
+      }
+    },
+  };
+}
+
+interface WorkerHandle {
+  worker: Worker;
+  /** Why the thread is gone; null while it runs. */
+  stopped: Error | null;
+  request(message: StoreRequest): Promise<GroupOutcome | undefined>;
+}
+
+function spawnWorker(dbPath: string): WorkerHandle {
   const data: StoreWorkerData = { dbPath };
   // A small young generation: the thread parses a page at a time, and V8's default let its heap swell
   // between collections (peak memory of a 1,000,000-row sync 8% lower, same speed).
   const worker = new Worker(workerScript(), { workerData: data, resourceLimits: { maxYoungGenerationSizeMb: 8 } });
   const waiting = new Map<number, { resolve: (reply: StoreReply) => void; reject: (error: Error) => void }>();
-  let nextId = 1;
-  let stopped: Error | null = null;
-
+  const handle: WorkerHandle = {
+    worker,
+    stopped: null,
+    async request(message) {
+      if (handle.stopped !== null) throw handle.stopped;
+      const reply = await new Promise<StoreReply>((resolve, reject) => {
+        worker.postMessage(message, message.type === 'group' ? movableBuffers(message.bodies) : []);
+        waiting.set(message.id, { resolve, reject });
+      });
+      if (!reply.ok) throw new Error(reply.message);
+      return reply.outcome;
+    },
+  };
   const stop = (error: Error): void => {
-    stopped ??= error;
-    for (const pending of waiting.values()) pending.reject(stopped);
+    handle.stopped ??= error;
+    for (const pending of waiting.values()) pending.reject(handle.stopped);
     waiting.clear();
   };
   worker.on('message', (reply: StoreReply) => {
@@ -38,34 +96,7 @@ export function startStoreThread(dbPath: string): StoreThread {
   });
   worker.on('error', (error) => stop(new Error(`the sync's storage thread failed: ${error.message}`)));
   worker.on('exit', (code) => stop(new Error(`the sync's storage thread stopped (exit code ${code})`)));
-
-  const request = async (message: StoreRequest): Promise<GroupOutcome | undefined> => {
-    if (stopped !== null) throw stopped;
-    const reply = await new Promise<StoreReply>((resolve, reject) => {
-      waiting.set(message.id, { resolve, reject });
-      worker.postMessage(message, message.type === 'group' ? movableBuffers(message.bodies) : []);
-    });
-    if (!reply.ok) throw new Error(reply.message);
-    return reply.outcome;
-  };
-
-  return {
-    async store(group) {
-      const outcome = await request({ type: 'group', id: nextId++, ...group });
-      if (outcome === undefined) throw new Error('the storage thread answered a group without its outcome');
-      return outcome;
-    },
-    async flush() {
-      await request({ type: 'flush', id: nextId++ });
-    },
-    async close() {
-      try {
-        if (stopped === null) await request({ type: 'close', id: nextId++ });
-      } finally {
-        await worker.terminate();
-      }
-    },
-  };
+  return handle;
 }
 
 /**

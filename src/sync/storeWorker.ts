@@ -1,12 +1,13 @@
 /**
  * The storage thread of a sync: its own connection to the mirror, writing the pages the main thread
- * fetches. Each group is applied as it arrives, but commits are batched (a few hundred milliseconds of
- * pages at a time): a commit writes every index page the group touched, and page-by-page commits made
+ * fetches. Each group is applied as it arrives, but commits are batched (up to a second of pages at a
+ * time): a commit writes every index page the group touched, and page-by-page commits made
  * that the largest cost of a first sync. A kill loses only the uncommitted groups, whose checkpoint
  * rolls back with them, so the next run re-reads them.
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { openDatabase } from '../db/open.js';
+import { checkpointLessOften } from '../db/walCheckpoint.js';
 import { createGroupStore } from './storeGroup.js';
 import type { StoreReply, StoreRequest, StoreWorkerData } from './storeMessages.js';
 
@@ -20,8 +21,6 @@ const MAX_OPEN_MS = 1_000;
 const IDLE_COMMIT_MS = 20;
 /** Rows per commit at most, so a transaction's dirty pages stay within the page cache. */
 const MAX_ROWS_PER_COMMIT = 64_000;
-/** WAL size between automatic checkpoints, instead of SQLite's 1,000 pages: each one costs two fsyncs. */
-const WAL_AUTOCHECKPOINT_BYTES = 40 * 1024 * 1024;
 /**
  * Page cache of this connection (SQLite's default is 2 MB): enough for the index pages a bulk load keeps
  * touching, measured 10% faster than the default on a 1,000,000-row first sync; a larger one gained nothing.
@@ -32,7 +31,7 @@ if (parentPort === null) throw new Error('storeWorker.js runs as a worker thread
 const port = parentPort;
 const { dbPath } = workerData as StoreWorkerData;
 const db = openDatabase(dbPath);
-db.pragma(`wal_autocheckpoint = ${Math.ceil(WAL_AUTOCHECKPOINT_BYTES / Number(db.pragma('page_size', { simple: true })))}`);
+checkpointLessOften(db);
 db.pragma(`cache_size = -${CACHE_KIB}`);
 const storeGroup = createGroupStore(db);
 
@@ -91,7 +90,7 @@ function handle(request: StoreRequest): StoreReply {
         rowsInTransaction += outcome.results.reduce((sum, result) => sum + result.inserted + result.updated + result.unchanged, 0);
         if (rowsInTransaction >= MAX_ROWS_PER_COMMIT) commit();
         else idle = setTimeout(commit, IDLE_COMMIT_MS);
-        return { id: request.id, ok: true, outcome };
+        return takeLostCommit(request.id) ?? { id: request.id, ok: true, outcome };
       } catch (error) {
         // The groups before it in the transaction roll back too, with their checkpoints: the stream fails
         // here and its next run reads them again. (A savepoint per group would keep them, at the price of

@@ -33,7 +33,8 @@ export interface StreamRunContext {
 }
 
 /**
- * Pages fetched ahead of storage at most. They wait as the bytes the API sent (a few MB in all), so
+ * Pages fetched ahead of storage at most. They wait as the bytes the API sent (about 6 MB for 32 pages
+ * of transactions), so
  * the network keeps going through the storage thread's commits, which take a few hundred milliseconds
  * in a bulk load; a buffer of 4 pages stalled the fetching for most of each one.
  */
@@ -55,7 +56,7 @@ export async function syncStream(ctx: StreamRunContext): Promise<StreamReport> {
   const statsBefore = { ...client.stats };
   const started = performance.now();
   ctx.progress.begin(name);
-  // Aborting this cancels the page in flight and the prefetched one; the caller's signal feeds it.
+  // Aborting this cancels the page in flight and drops those read ahead; the caller's signal feeds it.
   const fetches = new AbortController();
   const onAbort = (): void => fetches.abort(signal?.reason);
   signal?.addEventListener('abort', onAbort, { once: true });
@@ -136,8 +137,9 @@ export async function syncStream(ctx: StreamRunContext): Promise<StreamReport> {
     await runPlan(plan, null);
     if (plan.refreshes) report.refreshed = true;
   } catch (error) {
-    // Groups stored before the failure are kept with their checkpoints. Should that commit fail too,
-    // they roll back with their checkpoints and are read again next run: the failure to report is the first.
+    // Groups stored before the failure are committed with their checkpoints, unless storage itself failed:
+    // then they rolled back with their checkpoints and are read again next run. (The counts in the report
+    // are of rows applied, so they include those.) The failure to report is the first one.
     await store.flush().catch(() => undefined);
     if (signal?.aborted) {
       report.status = 'interrupted';

@@ -61,7 +61,8 @@ describe('loyalty-sync sync and status', () => {
   });
 
   it('SIGTERM stops after the page in flight commits: exit 1, the stream reported interrupted, the run resumable', async () => {
-    const slow = await startSimulator({ seed: 2, size: 'small', faults: { latencyMs: 40 } });
+    // Five pages of 300 ms each: the SIGTERM after the first one lands while more than a second of them is left.
+    const slow = await startSimulator({ seed: 2, size: 'small', faults: { latencyMs: 300 } });
     try {
       const dbPath = join(tempDir('loyalty-cli-'), 'mirror.db');
       const proc = startCli(['sync', '--stream', 'transactions'], { ...env, LOYALTY_BASE_URL: slow.url, LOYALTY_API_KEY: slow.keys.full, LOYALTY_DB: dbPath, LOG_LEVEL: 'debug' });

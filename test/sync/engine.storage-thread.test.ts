@@ -15,10 +15,11 @@ afterEach(async () => {
 });
 
 it('a write the storage thread cannot make fails that stream alone, and the next run completes the mirror', async () => {
-  sim = await startSimulator({ seed: 11, size: 'small' });
+  sim = await startSimulator({ seed: 11, size: 'small', pageOrder: 'oldest-first' });
   const { db, path } = freshMirror();
   // Small pages, so the failing row comes after several stored groups of the same transaction.
-  const config = testConfig(sim, path, { api: { pageSize: 50 } });
+  const pageSize = 50;
+  const config = testConfig(sim, path, { api: { pageSize } });
   const ids = (sim.truth('transactions') as Array<{ id: number }>).map((t) => t.id).sort((a, b) => a - b);
   const poisoned = ids[Math.floor(ids.length * 0.6)];
   // A trigger stands in for a failing disk: the storage thread's insert of this one row aborts.
@@ -35,12 +36,21 @@ it('a write the storage thread cannot make fails that stream alone, and the next
     ['unsubscribes', 'succeeded'],
   ]);
   expect(failed.streams[3].error).toContain('disk refused the row');
-  const stored = db.prepare('SELECT count(*) FROM transactions').pluck().get() as number;
-  expect(stored).toBeLessThan(ids.length);
-  expect(db.prepare('SELECT count(*) FROM transactions WHERE id = ?').pluck().get(poisoned)).toBe(0);
-  // Whatever was committed before the failure, its checkpoint went with it: nothing after it is marked read.
-  const state = db.prepare("SELECT last_success_at, last_error FROM sync_state WHERE stream = 'transactions'").get() as Record<string, unknown>;
+  // What is stored is whole pages from the start of the list, none of them the failing one's, and the
+  // checkpoint points right after them: nothing half-stored, nothing skipped.
+  const stored = db.prepare('SELECT id FROM transactions ORDER BY id').pluck().all() as number[];
+  expect(stored.length % pageSize).toBe(0);
+  expect(stored).toEqual(ids.slice(0, stored.length));
+  expect(stored.length).toBeLessThanOrEqual(ids.indexOf(poisoned) - (ids.indexOf(poisoned) % pageSize));
+  const state = db.prepare("SELECT cursor, last_success_at, last_error FROM sync_state WHERE stream = 'transactions'").get() as Record<string, unknown>;
   expect(state).toMatchObject({ last_success_at: null, last_error: expect.stringContaining('disk refused the row') });
+  if (stored.length > 0) {
+    // The stored cursor continues with the first row not stored.
+    const after = await client.fetchPage<{ id: number }>('transactions', {}, state.cursor as string);
+    expect(after.items[0].id).toBe(ids[stored.length]);
+  } else {
+    expect(state.cursor).toBeNull();
+  }
 
   db.exec('DROP TRIGGER refuse_one');
   const recovered = await runSync({ db, client, config, logger });
