@@ -1,6 +1,6 @@
 import type { Config } from '../config.js';
 import { registerSecret, type Logger } from '../log.js';
-import { ApiError, isIdempotent, kindAfterSending, kindOfStatus, parseErrorBody } from './errors.js';
+import { ApiError, describeError, isIdempotent, kindAfterSending, kindOfStatus, parseErrorBody } from './errors.js';
 import { HttpTransport, type HttpRequest, type HttpResponse, type QueryValue } from './http.js';
 import { RateLimiter } from './rateLimiter.js';
 import { parseRetryAfter, withRetry, type RetryPolicy } from './retry.js';
@@ -91,6 +91,8 @@ export class ApiClient {
   readonly #logger: Logger;
   readonly #retry: RetryPolicy;
   readonly #pageSize: number;
+  /** Lists whose server refused a cursor sent with filters. */
+  readonly #cursorsAlone = new Set<ListName>();
 
   constructor(options: ApiClientOptions) {
     this.#transport = new HttpTransport(options);
@@ -101,21 +103,34 @@ export class ApiClient {
   }
 
   /**
-   * One page. With a cursor only `cursor`, `limit` and the list's fixed parameters are sent: the
-   * cursor carries the filters, but nothing says it carries the response format (transactions'
-   * `format=json`; its default is not shown, so a CSV page 2 must not be possible).
+   * One page of `list` filtered by `params`, from `cursor` when given. The spec does not say whether a
+   * cursor carries the filters it was issued under (nor the response format: transactions' `format=json`,
+   * whose default is not shown, so a CSV page 2 must not be possible), so they are sent along with it, and
+   * a server whose cursor is only a position still answers the same question. A server that refuses a
+   * cursor combined with filters (400 or 422) gets, for that list and from then on, the cursor alone.
    */
-  fetchPage<T>(list: ListName, params: ListParams, cursor?: string | null, options: CallOptions = {}): Promise<Page<T>> {
+  async fetchPage<T>(list: ListName, params: ListParams, cursor?: string | null, options: CallOptions = {}): Promise<Page<T>> {
     const { path, key, fixed } = LISTS[list];
-    const query: Record<string, QueryValue> = cursor
-      ? { ...fixed, cursor, limit: this.#pageSize }
-      : { ...fixed, ...params, limit: this.#pageSize };
-    return this.#call({ method: 'GET', path, query }, options, (response) => {
-      const body = readJson(response, path, 'GET');
-      const items = field(body, key);
-      if (!Array.isArray(items)) throw contractError('GET', path, `the response has no "${key}" array`);
-      return { items: items as T[], nextCursor: nextCursor(field(body, 'cursor')), body: bodyBytes(response) };
-    });
+    const get = (query: Record<string, QueryValue>): Promise<Page<T>> =>
+      this.#call({ method: 'GET', path, query }, options, (response) => {
+        const body = readJson(response, path, 'GET');
+        const items = field(body, key);
+        if (!Array.isArray(items)) throw contractError('GET', path, `the response has no "${key}" array`);
+        return { items: items as T[], nextCursor: nextCursor(field(body, 'cursor')), body: bodyBytes(response) };
+      });
+    const limit = this.#pageSize;
+    if (!cursor) return get({ ...fixed, ...params, limit });
+    if (this.#cursorsAlone.has(list) || Object.keys(params).length === 0) return get({ ...fixed, cursor, limit });
+    try {
+      return await get({ ...fixed, ...params, cursor, limit });
+    } catch (error) {
+      if (!(error instanceof ApiError) || (error.status !== 400 && error.status !== 422)) throw error;
+      // If the cursor alone is refused too, the cursor itself is stale: that error is the one to report.
+      const page = await get({ ...fixed, cursor, limit });
+      this.#cursorsAlone.add(list);
+      this.#logger.warn({ list, refused: describeError(error) }, 'the API refused a cursor sent with its filters; sending cursors alone from now on');
+      return page;
+    }
   }
 
   /** Follows `cursor.next` from `options.cursor` (or the start) until null, one page at a time. */

@@ -23,7 +23,7 @@ it('a transactions cursor page still asks for format=json: the default format is
   for await (const page of client.listTransactions({ customer_id: 7 })) ids.push(...page.items.map((t) => t.id));
   expect(ids).toEqual([1, 2]);
   expect(query(server.requests[0].url)).toEqual({ format: 'json', customer_id: '7', limit: '1' });
-  expect(query(server.requests[1].url)).toEqual({ format: 'json', cursor: 'c1', limit: '1' });
+  expect(query(server.requests[1].url)).toEqual({ format: 'json', customer_id: '7', cursor: 'c1', limit: '1' });
   await client.close();
 });
 

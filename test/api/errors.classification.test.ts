@@ -259,7 +259,7 @@ describe('requests', () => {
     await client.close();
   });
 
-  it('a list page sends limit and filters; a cursor page sends only cursor and limit', async () => {
+  it('a list page sends limit and filters; a cursor page sends the same filters with its cursor', async () => {
     server = await scriptedServer([
       json(200, { customers: [{ id: 1 }], cursor: { prev: null, next: 'abc' } }),
       json(200, { customers: [{ id: 2 }], cursor: { prev: 'abc', next: null } }),
@@ -270,7 +270,7 @@ describe('requests', () => {
     expect(pages.map((p) => p.nextCursor)).toEqual(['abc', null]);
     const [first, second] = server.requests.map((r) => new URL(r.url, 'http://x').searchParams);
     expect(Object.fromEntries(first)).toEqual({ updated_at_min: '2026-01-01T00:00:00Z', sort_field: 'updated_at', limit: '2' });
-    expect(Object.fromEntries(second)).toEqual({ cursor: 'abc', limit: '2' });
+    expect(Object.fromEntries(second)).toEqual({ updated_at_min: '2026-01-01T00:00:00Z', sort_field: 'updated_at', cursor: 'abc', limit: '2' });
     await client.close();
   });
 
