@@ -19,7 +19,7 @@ const MAX_OPEN_MS = 1_000;
  * thread's write lock: committing when idle hands the lock over within this delay instead of MAX_OPEN_MS.
  */
 const IDLE_COMMIT_MS = 20;
-/** Rows per commit at most, so a transaction's dirty pages stay within the page cache. */
+/** Rows per commit at most: bounds what a kill loses and how long one commit holds up the pages behind it. */
 const MAX_ROWS_PER_COMMIT = 64_000;
 /**
  * Page cache of this connection (SQLite's default is 2 MB): enough for the index pages a bulk load keeps
