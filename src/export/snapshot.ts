@@ -1,6 +1,6 @@
 import Database from 'better-sqlite3';
 import type { Db } from '../db/open.js';
-import type { ExportColumn, TableSchema } from './schema.js';
+import type { TableSchema } from './schema.js';
 
 /** One value of a mirror row as better-sqlite3 returns it. */
 export type Cell = string | number | bigint | null;
