@@ -1,6 +1,5 @@
-import { existsSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
+import { workerScript } from '../workerScript.js';
 import type { GroupOutcome, PageGroup, StoreReply, StoreRequest, StoreWorkerData } from './storeMessages.js';
 
 /** The main thread's side of a sync's storage thread. */
@@ -69,7 +68,7 @@ function spawnWorker(dbPath: string): WorkerHandle {
   const data: StoreWorkerData = { dbPath };
   // A small young generation: the thread parses a page at a time, and V8's default let its heap swell
   // between collections (peak memory of a 1,000,000-row sync 8% lower, same speed).
-  const worker = new Worker(workerScript(), { workerData: data, resourceLimits: { maxYoungGenerationSizeMb: 8 } });
+  const worker = new Worker(workerScript('sync/storeWorker.js', "the sync's storage thread"), { workerData: data, resourceLimits: { maxYoungGenerationSizeMb: 8 } });
   const waiting = new Map<number, { resolve: (reply: StoreReply) => void; reject: (error: Error) => void }>();
   const handle: WorkerHandle = {
     worker,
@@ -110,16 +109,4 @@ function movableBuffers(bodies: readonly Uint8Array[]): ArrayBuffer[] {
     if (buffer instanceof ArrayBuffer && body.byteOffset === 0 && body.byteLength === buffer.byteLength) buffers.add(buffer);
   }
   return [...buffers];
-}
-
-/**
- * The worker's compiled script. Beside this module once built; when the sources run directly
- * (vitest runs the TypeScript), from the build output, which `npm test` produces first.
- */
-function workerScript(): URL {
-  const beside = new URL('./storeWorker.js', import.meta.url);
-  if (existsSync(fileURLToPath(beside))) return beside;
-  const built = new URL('../../dist/sync/storeWorker.js', import.meta.url);
-  if (existsSync(fileURLToPath(built))) return built;
-  throw new Error(`the sync's storage thread is not built (${fileURLToPath(built)} is missing): run npm run build`);
 }
