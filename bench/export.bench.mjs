@@ -3,7 +3,8 @@
 //   Parquet export rows/s next to DuckDB's COPY … TO parquet of the same rows (target >= 0.5);
 //   peak memory (maxRSS of a child process running the export) at 100k and 1M rows (target: within 1.3x, < 512 MB).
 // DuckDB's sqlite extension cannot be installed offline, so DuckDB writes the same rows from an in-memory
-// table loaded beforehand: its figure excludes reading SQLite, ours includes it.
+// table loaded beforehand: its figure excludes reading SQLite, ours includes it. Our Parquet export uses two
+// threads (one reads SQLite, one encodes), so DuckDB's figure with its default thread count is printed too.
 // Run after `npm run build`: node bench/export.bench.mjs
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, openSync, closeSync, rmSync, statSync } from 'node:fs';

@@ -1,7 +1,7 @@
-import { Bool, Data, Decimal, Int64, TimestampMicrosecond, Utf8, makeData, type DataType } from 'apache-arrow';
+import { Bool, Decimal, Int64, TimestampMicrosecond, Utf8, makeData, type Data, type DataType } from 'apache-arrow';
 import { fitsMoneyDecimal, MONEY_PRECISION, MONEY_SCALE, toUnscaled } from './decimal.js';
 import type { ExportColumn } from './schema.js';
-import type { Cell } from './snapshot.js';
+import type { ColumnPiece, JsonCell } from './columnBatches.js';
 import { isoToMicros } from './timestamp.js';
 
 /** How one export column is stored in Parquet; the names are what the manifest reports. */
@@ -38,211 +38,149 @@ export function parquetColumns(columns: readonly ExportColumn[], moneyFits: (col
   });
 }
 
-/** Collects one column of one record batch in raw Arrow buffers, avoiding per-value builder overhead. */
-export interface ColumnBuffer {
-  append(value: Cell): void;
-  /** The collected values as Arrow data; the buffer starts over empty. */
-  finish(): Data;
+export type ColumnStorage = ParquetColumn['storage'];
+
+export interface BuiltColumn {
+  data: Data;
   /** Values that were present but not usable for the type (e.g. unparseable timestamps), written as null. */
-  readonly invalid: number;
+  invalid: number;
 }
 
-export function columnBuffer(column: ParquetColumn, capacity: number): ColumnBuffer {
+/** How the batch reader should fetch a column: strings as raw bytes, everything else as values. */
+export function pieceKind(storage: ColumnStorage): ColumnPiece['kind'] {
+  return storage === 'utf8' ? 'text' : 'values';
+}
+
+/** One column of a record batch as Arrow data, built straight into Arrow's buffers without per-value builders. */
+export function buildColumn(column: ParquetColumn, piece: ColumnPiece): BuiltColumn {
+  if (piece.kind !== pieceKind(column.storage)) throw new Error(`column ${column.name} (${column.storage}) cannot be built from a ${piece.kind} piece`);
+  if (piece.kind === 'text') return { data: utf8Data(column.arrow as Utf8, piece.bytes, piece.lengths), invalid: 0 };
   switch (column.storage) {
-    case 'int64':
-      return new Int64Buffer(column.arrow, capacity);
     case 'timestamp':
-      return new TimestampBuffer(column.arrow, capacity);
+      return int64Data(column.arrow as TimestampMicrosecond, piece.values, timestampReader());
     case 'bool':
-      return new BoolBuffer(column.arrow, capacity);
+      return boolData(column.arrow as Bool, piece.values);
     case 'decimal':
-      return new DecimalBuffer(column.arrow, capacity);
-    case 'utf8':
-      return new Utf8Buffer(column.arrow, capacity);
+      return decimalData(column.arrow as Decimal, piece.values);
+    default:
+      return int64Data(column.arrow as Int64, piece.values, integerValue);
   }
 }
 
 const TWO_32 = 4_294_967_296;
 
 class Validity {
-  bits: Uint8Array;
+  readonly bits: Uint8Array;
   nulls = 0;
-  length = 0;
 
-  constructor(private readonly capacity: number) {
-    this.bits = new Uint8Array(Math.ceil(capacity / 8));
+  constructor(length: number) {
+    this.bits = new Uint8Array(Math.ceil(length / 8));
   }
 
-  /** Returns the slot of the next value. */
-  next(valid: boolean): number {
-    const index = this.length;
-    this.length += 1;
-    if (valid) this.bits[index >> 3] |= 1 << (index & 7);
-    else this.nulls += 1;
-    return index;
+  set(index: number): void {
+    this.bits[index >> 3] |= 1 << (index & 7);
   }
+}
 
-  take(): { length: number; nullCount: number; nullBitmap: Uint8Array } {
-    const taken = { length: this.length, nullCount: this.nulls, nullBitmap: this.bits };
-    this.bits = new Uint8Array(Math.ceil(this.capacity / 8));
-    this.nulls = 0;
-    this.length = 0;
-    return taken;
-  }
+/** NaN stands for a value that is present but unusable; null for NULL. */
+type IntegerReader = (value: JsonCell) => number | null;
+
+function integerValue(value: JsonCell): number | null {
+  if (typeof value === 'string') return /^-?\d+$/.test(value) ? Number(value) : Number.NaN;
+  return value;
+}
+
+/** Rows of one sync share `_synced_at`, and neighbours often share `created_at`: each text is parsed once per run of equal values. */
+function timestampReader(): IntegerReader {
+  let lastText = '';
+  let lastMicros: number | null = null;
+  return (value) => {
+    if (typeof value !== 'string') return value === null ? null : Number.NaN;
+    if (value !== lastText) {
+      lastText = value;
+      lastMicros = isoToMicros(value);
+    }
+    return lastMicros ?? Number.NaN;
+  };
 }
 
 /** 64-bit integers written as two 32-bit halves: exact for every safe integer, and far cheaper than BigInt. */
-class Int64Buffer implements ColumnBuffer {
-  protected words: Int32Array;
-  protected readonly validity: Validity;
-  invalid = 0;
-
-  constructor(
-    protected readonly type: DataType,
-    protected readonly capacity: number,
-  ) {
-    this.words = new Int32Array(capacity * 2);
-    this.validity = new Validity(capacity);
-  }
-
-  append(value: Cell): void {
-    this.put(typeof value === 'string' && /^-?\d+$/.test(value) ? Number(value) : value);
-  }
-
-  protected put(value: Cell): void {
-    if (typeof value === 'number' && Number.isSafeInteger(value)) {
-      const slot = this.validity.next(true) * 2;
-      this.words[slot] = value % TWO_32 | 0;
-      this.words[slot + 1] = Math.floor(value / TWO_32) | 0;
-    } else if (typeof value === 'bigint') {
-      const slot = this.validity.next(true) * 2;
-      this.words[slot] = Number(BigInt.asIntN(32, value));
-      this.words[slot + 1] = Number(BigInt.asIntN(32, value >> 32n));
+function int64Data(type: Int64 | TimestampMicrosecond, values: readonly JsonCell[], read: IntegerReader): BuiltColumn {
+  const length = values.length;
+  const words = new Int32Array(length * 2);
+  const validity = new Validity(length);
+  let invalid = 0;
+  for (let i = 0; i < length; i += 1) {
+    const value = read(values[i]);
+    if (value !== null && Number.isSafeInteger(value)) {
+      words[2 * i] = value % TWO_32 | 0;
+      words[2 * i + 1] = Math.floor(value / TWO_32) | 0;
+      validity.set(i);
     } else {
-      if (value !== null) this.invalid += 1;
-      this.validity.next(false);
+      if (value !== null) invalid += 1;
+      validity.nulls += 1;
     }
   }
-
-  finish(): Data {
-    const data = new BigInt64Array(this.words.buffer, 0, this.validity.length);
-    this.words = new Int32Array(this.capacity * 2);
-    return makeData({ type: this.type as Int64, data, ...this.validity.take() });
-  }
+  // Arrow stores timestamps exactly as Int64; one makeData overload serves both.
+  return { data: makeData({ type: type as Int64, length, nullCount: validity.nulls, nullBitmap: validity.bits, data: new BigInt64Array(words.buffer) }), invalid };
 }
 
-class TimestampBuffer extends Int64Buffer {
-  // Rows of one sync share `_synced_at`, and page neighbours often share `created_at`: parse each text once.
-  private lastText = '';
-  private lastMicros: number | null = null;
-
-  override append(value: Cell): void {
-    if (typeof value !== 'string') {
-      this.put(value === null ? null : Number.NaN);
-      return;
-    }
-    if (value !== this.lastText) {
-      this.lastText = value;
-      this.lastMicros = isoToMicros(value);
-    }
-    this.put(this.lastMicros ?? Number.NaN);
-  }
-}
-
-class BoolBuffer implements ColumnBuffer {
-  private values: Uint8Array;
-  private readonly validity: Validity;
-  invalid = 0;
-
-  constructor(
-    private readonly type: DataType,
-    private readonly capacity: number,
-  ) {
-    this.values = new Uint8Array(Math.ceil(capacity / 8));
-    this.validity = new Validity(capacity);
-  }
-
-  append(value: Cell): void {
+function boolData(type: Bool, values: readonly JsonCell[]): BuiltColumn {
+  const length = values.length;
+  const bits = new Uint8Array(Math.ceil(length / 8));
+  const validity = new Validity(length);
+  for (let i = 0; i < length; i += 1) {
+    const value = values[i];
     if (value === null) {
-      this.validity.next(false);
-      return;
+      validity.nulls += 1;
+      continue;
     }
-    const index = this.validity.next(true);
-    if (value !== 0 && value !== 0n && value !== '0') this.values[index >> 3] |= 1 << (index & 7);
+    validity.set(i);
+    if (value !== 0 && value !== '0') bits[i >> 3] |= 1 << (i & 7);
   }
-
-  finish(): Data {
-    const data = this.values;
-    this.values = new Uint8Array(Math.ceil(this.capacity / 8));
-    return makeData({ type: this.type as Bool, data, ...this.validity.take() });
-  }
+  return { data: makeData({ type, length, nullCount: validity.nulls, nullBitmap: validity.bits, data: bits }), invalid: 0 };
 }
 
 /** Decimal128: four little-endian 32-bit words per value, the unscaled integer in two's complement. */
-class DecimalBuffer implements ColumnBuffer {
-  private words: Uint32Array;
-  private readonly validity: Validity;
-  invalid = 0;
-
-  constructor(
-    private readonly type: DataType,
-    private readonly capacity: number,
-  ) {
-    this.words = new Uint32Array(capacity * 4);
-    this.validity = new Validity(capacity);
-  }
-
-  append(value: Cell): void {
+function decimalData(type: Decimal, values: readonly JsonCell[]): BuiltColumn {
+  const length = values.length;
+  const words = new Uint32Array(length * 4);
+  const validity = new Validity(length);
+  let invalid = 0;
+  for (let i = 0; i < length; i += 1) {
+    const value = values[i];
     const text = typeof value === 'number' ? String(value) : value;
-    if (typeof text !== 'string' || !fitsMoneyDecimal(text)) {
-      if (value !== null) this.invalid += 1;
-      this.validity.next(false);
-      return;
+    if (text === null || !fitsMoneyDecimal(text)) {
+      if (value !== null) invalid += 1;
+      validity.nulls += 1;
+      continue;
     }
     const unscaled = BigInt.asUintN(128, toUnscaled(text));
-    const slot = this.validity.next(true) * 4;
-    this.words[slot] = Number(unscaled & 0xffff_ffffn);
-    this.words[slot + 1] = Number((unscaled >> 32n) & 0xffff_ffffn);
-    this.words[slot + 2] = Number((unscaled >> 64n) & 0xffff_ffffn);
-    this.words[slot + 3] = Number(unscaled >> 96n);
+    words[4 * i] = Number(unscaled & 0xffff_ffffn);
+    words[4 * i + 1] = Number((unscaled >> 32n) & 0xffff_ffffn);
+    words[4 * i + 2] = Number((unscaled >> 64n) & 0xffff_ffffn);
+    words[4 * i + 3] = Number(unscaled >> 96n);
+    validity.set(i);
   }
-
-  finish(): Data {
-    const data = this.words.subarray(0, this.validity.length * 4);
-    this.words = new Uint32Array(this.capacity * 4);
-    return makeData({ type: this.type as Decimal, data, ...this.validity.take() });
-  }
+  return { data: makeData({ type, length, nullCount: validity.nulls, nullBitmap: validity.bits, data: words }), invalid };
 }
 
-class Utf8Buffer implements ColumnBuffer {
-  private texts: string[] = [];
-  private readonly validity: Validity;
-  readonly invalid = 0;
-
-  constructor(
-    private readonly type: DataType,
-    capacity: number,
-  ) {
-    this.validity = new Validity(capacity);
-  }
-
-  append(value: Cell): void {
-    this.validity.next(value !== null);
-    this.texts.push(value === null ? '' : String(value));
-  }
-
-  finish(): Data {
-    const texts = this.texts;
-    const valueOffsets = new Int32Array(texts.length + 1);
-    let total = 0;
-    for (let i = 0; i < texts.length; i += 1) {
-      valueOffsets[i] = total;
-      total += Buffer.byteLength(texts[i], 'utf8');
+/** Arrow's string layout is the bytes end to end plus offsets: the bytes SQLite gave are used as they are. */
+function utf8Data(type: Utf8, bytes: Uint8Array, lengths: ReadonlyArray<number | null>): Data {
+  const length = lengths.length;
+  const valueOffsets = new Int32Array(length + 1);
+  const validity = new Validity(length);
+  let offset = 0;
+  for (let i = 0; i < length; i += 1) {
+    valueOffsets[i] = offset;
+    const byteLength = lengths[i];
+    if (byteLength === null) {
+      validity.nulls += 1;
+    } else {
+      offset += byteLength;
+      validity.set(i);
     }
-    valueOffsets[texts.length] = total;
-    const data = Buffer.allocUnsafe(total);
-    for (let i = 0; i < texts.length; i += 1) data.write(texts[i], valueOffsets[i], 'utf8');
-    this.texts = [];
-    return makeData({ type: this.type as Utf8, data, valueOffsets, ...this.validity.take() });
   }
+  valueOffsets[length] = offset;
+  return makeData({ type, length, nullCount: validity.nulls, nullBitmap: validity.bits, data: bytes, valueOffsets });
 }

@@ -1,11 +1,9 @@
+import { setImmediate as turn } from 'node:timers/promises';
 import { Field, RecordBatch, Schema, Struct, Table, makeData, tableToIPC } from 'apache-arrow';
-import { columnBuffer, type ParquetColumn } from './arrowColumns.js';
+import { buildColumn, pieceKind, type ParquetColumn } from './arrowColumns.js';
+import type { BatchColumn, ColumnBatch } from './columnBatches.js';
 import type { FileSink } from './fileSink.js';
-import type { Row } from './snapshot.js';
-import { loadParquetWasm } from './wasm.js';
-
-/** Rows handed to the wasm writer at a time: the writer fills a row group from several, so JS holds only this many. */
-const BATCH_ROWS = 8192;
+import { startEncoderThread } from './parquetThread.js';
 
 export interface ParquetOptions {
   rowGroupSize: number;
@@ -19,83 +17,69 @@ export interface ParquetResult {
   invalid: Record<string, number>;
 }
 
+/** Rows per batch read out of SQLite: the writer fills a row group from several, so this thread holds only this many. */
+export const BATCH_ROWS = 8192;
+
+/** What the batch reader must fetch for each column of the plan. */
+export function batchColumns(columns: readonly ParquetColumn[]): BatchColumn[] {
+  return columns.map(({ name, storage }) => ({ name, read: pieceKind(storage) }));
+}
+
 /**
- * Streams rows into one Parquet file (zstd), one row group per `rowGroupSize` rows. Rows are cut
- * into Arrow record batches in JS, handed to parquet-wasm's streaming writer (transformParquetStream),
- * and its output is written to the sink as it comes. The writer pulls the next batch only when it
- * wants one, so memory holds one batch in JS and one encoded row group in wasm, whatever the table size.
+ * Streams column batches into one Parquet file (zstd), one row group per `rowGroupSize` rows. This
+ * thread turns each batch into an Arrow record batch and moves it to an encoding thread, whose
+ * output is written to the sink as it comes: reading SQLite here overlaps encoding and compressing
+ * there. A couple of batches wait between the two, and the writer holds one row group, so memory
+ * stays flat whatever the table size.
  */
-export async function writeParquet(rows: Iterable<Row>, columns: readonly ParquetColumn[], sink: FileSink, options: ParquetOptions, signal?: AbortSignal): Promise<ParquetResult> {
-  const wasm = loadParquetWasm();
-  const fields = columns.map((column) => new Field(column.name, column.arrow, true));
+export async function writeParquet(batches: Iterable<ColumnBatch>, columns: readonly ParquetColumn[], sink: FileSink, options: ParquetOptions, signal?: AbortSignal): Promise<ParquetResult> {
+  // Min and max of JSON text prune nothing, and comparing long strings costs some 5% of the encoding.
+  const withoutStatistics = columns.filter((column) => column.type === 'json').map((column) => column.name);
+  const fields = columns.map(({ name, arrow }) => new Field(name, arrow, true));
   const schema = new Schema(fields);
   const structType = new Struct(fields);
-  const batchRows = Math.min(options.rowGroupSize, BATCH_ROWS);
-  const buffers = columns.map((column) => columnBuffer(column, batchRows));
-  const iterator = rows[Symbol.iterator]();
-  let count = 0;
-  let batches = 0;
-
-  const nextBatch = (): RecordBatch | null => {
-    let length = 0;
-    while (length < batchRows) {
-      const next = iterator.next();
-      if (next.done) break;
-      const row = next.value;
-      for (let i = 0; i < buffers.length; i += 1) buffers[i].append(row[i]);
-      length += 1;
-    }
-    // An empty table still gets one (empty) batch, since the writer takes the file's schema from the first batch.
-    if (length === 0 && batches > 0) return null;
-    batches += 1;
-    count += length;
-    const children = buffers.map((buffer) => buffer.finish());
-    return new RecordBatch(schema, makeData({ type: structType, length, nullCount: 0, children }));
-  };
-
-  const input = new ReadableStream({
-    async pull(controller) {
-      // The writer pulls batch after batch within one row group without touching I/O: give the
-      // event loop a turn each time, so timers (lock heartbeats, schedules) and stop signals run.
-      await new Promise((resolve) => setImmediate(resolve));
-      if (signal?.aborted) {
-        controller.error(signal.reason);
-        return;
-      }
-      const batch = nextBatch();
-      if (batch === null) {
-        controller.close();
-        return;
-      }
-      // Arrow IPC is the hand-over format parquet-wasm accepts; the wasm table is freed at once
-      // (its batch is shared, not copied), and the batch itself is consumed by the writer.
-      const table = wasm.Table.fromIPCStream(tableToIPC(new Table([batch]), 'stream'));
-      const wasmBatches = table.recordBatches();
-      table.free();
-      for (const wasmBatch of wasmBatches) controller.enqueue(wasmBatch);
-    },
-  }, { highWaterMark: 0 });
-
-  // Dictionary encoding off: on the mirror's data (unique raw JSON, ids, timestamps) it measured about
-  // 40% more CPU than plain pages, and zstd over plain pages made files some 20% smaller.
-  const properties = new wasm.WriterPropertiesBuilder()
-    .setCompression(wasm.Compression.ZSTD)
-    .setDictionaryEnabled(false)
-    .setMaxRowGroupSize(options.rowGroupSize)
-    .setCreatedBy(options.createdBy)
-    .build();
+  const encoder = startEncoderThread({ rowGroupSize: options.rowGroupSize, createdBy: options.createdBy, withoutStatistics }, sink);
+  const invalid = new Array<number>(columns.length).fill(0);
+  let rows = 0;
+  let sent = 0;
+  const iterator = batches[Symbol.iterator]();
   try {
-    const output = (await wasm.transformParquetStream(input, properties)) as ReadableStream<Uint8Array>;
-    for await (const chunk of output) await sink.write(chunk);
+    for (;;) {
+      // Reading a batch is synchronous: give the event loop a turn each time, so timers (lock
+      // heartbeats, schedules) and stop signals run.
+      await turn();
+      signal?.throwIfAborted();
+      const next = iterator.next();
+      // An empty table still gets one (empty) batch, since the writer takes the file's schema from the first.
+      if (next.done && sent > 0) break;
+      const batch = next.done ? emptyBatch(columns) : next.value;
+      const children = batch.columns.map((piece, i) => {
+        const built = buildColumn(columns[i], piece);
+        invalid[i] += built.invalid;
+        return built.data;
+      });
+      rows += batch.length;
+      sent += 1;
+      // Arrow IPC is the hand-over format parquet-wasm reads; it also makes the batch one buffer to move.
+      await encoder.send(tableToIPC(new Table([new RecordBatch(schema, makeData({ type: structType, length: batch.length, nullCount: 0, children }))]), 'stream'));
+    }
+    await encoder.finish();
     signal?.throwIfAborted();
   } finally {
     // Ends the SQLite statement even when writing stopped early, so the snapshot's connection is free again.
     iterator.return?.();
+    await encoder.stop();
   }
-
-  const invalid: Record<string, number> = {};
+  const counts: Record<string, number> = {};
   columns.forEach((column, i) => {
-    if (buffers[i].invalid > 0) invalid[column.name] = buffers[i].invalid;
+    if (invalid[i] > 0) counts[column.name] = invalid[i];
   });
-  return { rows: count, invalid };
+  return { rows, invalid: counts };
+}
+
+function emptyBatch(columns: readonly ParquetColumn[]): ColumnBatch {
+  return {
+    length: 0,
+    columns: columns.map(({ storage }) => (pieceKind(storage) === 'text' ? { kind: 'text', bytes: new Uint8Array(0), lengths: [] } : { kind: 'values', values: [] })),
+  };
 }

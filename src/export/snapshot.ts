@@ -1,10 +1,10 @@
 import Database from 'better-sqlite3';
 import type { Db } from '../db/open.js';
+import { readColumnBatches, type BatchColumn, type ColumnBatch } from './columnBatches.js';
 import type { TableSchema } from './schema.js';
 
 /** One value of a mirror row as better-sqlite3 returns it. */
 export type Cell = string | number | bigint | null;
-export type Row = Cell[];
 
 /**
  * A read-only connection holding one read transaction open, so every table and every format of a
@@ -31,17 +31,12 @@ export class Snapshot {
     }
   }
 
-  /**
-   * Rows in storage order, as arrays in the schema's column order; only those changed after
-   * `afterChangeSeq` when given.
-   */
-  rows(schema: TableSchema, afterChangeSeq: number | null): IterableIterator<Row> {
-    const columns = schema.columns.map((column) => `"${column.name}"`).join(', ');
-    const statement = this.db.prepare(`SELECT ${columns} FROM "${schema.table}"${changedAfter(afterChangeSeq)} ORDER BY rowid`).raw(true);
-    return (afterChangeSeq === null ? statement.iterate() : statement.iterate(afterChangeSeq)) as IterableIterator<Row>;
+  /** The rows to export in storage order, column by column, `batchRows` rows at a time; only those changed after `afterChangeSeq` when given. */
+  columnBatches(table: string, columns: readonly BatchColumn[], afterChangeSeq: number | null, batchRows: number): Generator<ColumnBatch> {
+    return readColumnBatches(this.db, table, columns, afterChangeSeq, batchRows);
   }
 
-  /** The same rows as `rows`, each turned into one string by the SQL `expression` (a CSV line, say). */
+  /** The rows to export in storage order, each turned into one string by the SQL `expression` (a CSV line, say). */
   lines(schema: TableSchema, afterChangeSeq: number | null, expression: string): IterableIterator<string> {
     const statement = this.db.prepare(`SELECT ${expression} FROM "${schema.table}"${changedAfter(afterChangeSeq)} ORDER BY rowid`).pluck();
     return (afterChangeSeq === null ? statement.iterate() : statement.iterate(afterChangeSeq)) as IterableIterator<string>;

@@ -7,7 +7,7 @@ import { fitsMoneyDecimal } from './decimal.js';
 import { FileSink } from './fileSink.js';
 import { dataFilePath, tmpPathFor } from './layout.js';
 import type { ManifestColumn, ManifestFile } from './manifest.js';
-import { writeParquet } from './parquetWriter.js';
+import { BATCH_ROWS, batchColumns, writeParquet } from './parquetWriter.js';
 import type { TableSchema } from './schema.js';
 import type { Snapshot } from './snapshot.js';
 
@@ -47,7 +47,9 @@ export async function writeTableFile(snapshot: Snapshot, schema: TableSchema, fo
       columns = schema.columns.map(({ name, type }) => ({ name, type }));
     } else {
       const plan = parquetColumns(schema.columns, (column) => moneyFits(snapshot, schema.table, column, context.since));
-      const result = await writeParquet(snapshot.rows(schema, context.since), plan, sink, { rowGroupSize: context.config.export.parquetRowGroupSize, createdBy: toolVersion() }, context.signal);
+      const { parquetRowGroupSize } = context.config.export;
+      const batches = snapshot.columnBatches(schema.table, batchColumns(plan), context.since, Math.min(BATCH_ROWS, parquetRowGroupSize));
+      const result = await writeParquet(batches, plan, sink, { rowGroupSize: parquetRowGroupSize, createdBy: toolVersion() }, context.signal);
       count = result.rows;
       invalidValues = result.invalid;
       columns = plan.map(({ name, type, physical, logical }) => ({ name, type, parquet: { physical, logical } }));

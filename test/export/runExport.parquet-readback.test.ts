@@ -51,6 +51,18 @@ describe('Parquet export read back with DuckDB', () => {
     expect(new Set(groups.map((group) => group.codec))).toEqual(new Set(['ZSTD']));
   });
 
+  it('gives each row group min/max statistics for pruning, except on JSON text', async () => {
+    const stats = await query(
+      duck.connection,
+      `SELECT path_in_schema AS name, stats_min_value AS low, stats_max_value AS high FROM parquet_metadata('${fileOf('transactions')}') WHERE row_group_id = 0`,
+    );
+    const of = (name: string): Record<string, unknown> | undefined => stats.find((row) => row.name === name);
+    const firstIds = db.prepare('SELECT id FROM transactions ORDER BY rowid LIMIT 1000').pluck().all() as number[];
+    expect(of('id')).toEqual({ name: 'id', low: String(Math.min(...firstIds)), high: String(Math.max(...firstIds)) });
+    expect(of('created_at')!.low).not.toBeNull();
+    expect(of('raw')).toEqual({ name: 'raw', low: null, high: null });
+  });
+
   it('types columns from the column map: INT64, BOOLEAN, TIMESTAMPTZ, DECIMAL(18,2), VARCHAR', async () => {
     const types = Object.fromEntries(
       (await query(duck.connection, `DESCRIBE SELECT * FROM '${fileOf('orders')}'`)).map((row) => [row.column_name, row.column_type]),

@@ -1,0 +1,85 @@
+import type { Db } from '../db/open.js';
+
+/** A value as SQLite's JSON functions render it, read back with JSON.parse. */
+export type JsonCell = string | number | null;
+
+/**
+ * One column of a batch. `values` holds each value as a JS value; `text` holds the values' UTF-8
+ * bytes end to end, with each value's byte length (null for NULL), which is Arrow's own layout for
+ * strings, so no value ever becomes a JS string.
+ */
+export type ColumnPiece = { kind: 'values'; values: JsonCell[] } | { kind: 'text'; bytes: Uint8Array; lengths: Array<number | null> };
+
+export interface ColumnBatch {
+  length: number;
+  columns: ColumnPiece[];
+}
+
+export interface BatchColumn {
+  name: string;
+  read: ColumnPiece['kind'];
+}
+
+/**
+ * Reads a table in rowid order, `batchRows` rows at a time, one aggregate per column: SQLite hands
+ * over a whole column of a batch as one JSON array or one byte string. Crossing into JavaScript once
+ * per column instead of once per value is what makes this several times faster than row iteration.
+ *
+ * Each batch is two queries: the first finds the batch's last rowid, the second aggregates the rows
+ * up to it. Both run on the caller's connection, so inside its read transaction. All aggregates of a
+ * query consume the same rows in the same order, so the columns stay aligned row by row; NOT INDEXED
+ * keeps that order the rowid order even when `_change_seq` has an index.
+ */
+export function* readColumnBatches(db: Db, table: string, columns: readonly BatchColumn[], afterChangeSeq: number | null, batchRows: number): Generator<ColumnBatch> {
+  const changed = afterChangeSeq === null ? '' : ' AND _change_seq > @since';
+  // Rowids are 64-bit: read as BigInt, so a batch ends exactly where the next one starts.
+  const boundary = db.prepare(`SELECT max(r) AS last, count(*) AS n FROM (SELECT rowid AS r FROM "${table}" WHERE rowid >= @from${changed} ORDER BY rowid LIMIT @limit)`).safeIntegers(true);
+  const aggregates = columns.map(({ name, read }) => (read === 'text' ? `CAST(group_concat("${name}", '') AS BLOB), json_group_array(octet_length("${name}"))` : `json_group_array("${name}")`));
+  const batch = db.prepare(`SELECT ${aggregates.join(', ')} FROM "${table}" NOT INDEXED WHERE rowid >= @from AND rowid <= @last${changed}`).raw(true);
+  const since = afterChangeSeq === null ? {} : { since: afterChangeSeq };
+
+  let from = MIN_ROWID;
+  let limit = batchRows;
+  for (;;) {
+    const bound = boundary.get({ from, limit, ...since }) as { last: bigint | null; n: bigint };
+    if (bound.last === null) return;
+    let cells: unknown[];
+    try {
+      cells = batch.get({ from, last: bound.last, ...since }) as unknown[];
+    } catch (error) {
+      // One aggregate may exceed SQLite's 1 GB value limit when the rows are huge: fewer rows per batch.
+      if (isTooBig(error) && limit > 1) {
+        limit = Math.max(1, Math.floor(limit / 2));
+        continue;
+      }
+      throw error;
+    }
+    const length = Number(bound.n);
+    yield { length, columns: pieces(table, columns, cells, length) };
+    if (bound.last === MAX_ROWID) return;
+    from = bound.last + 1n;
+    limit = batchRows;
+  }
+}
+
+const MIN_ROWID = -(2n ** 63n);
+const MAX_ROWID = 2n ** 63n - 1n;
+
+function pieces(table: string, columns: readonly BatchColumn[], cells: unknown[], length: number): ColumnPiece[] {
+  let cell = 0;
+  return columns.map(({ name, read }) => {
+    if (read === 'values') return { kind: 'values', values: JSON.parse(cells[cell++] as string) as JsonCell[] };
+    const blob = cells[cell++] as Uint8Array | null;
+    const bytes = blob ?? new Uint8Array(0);
+    const lengths = JSON.parse(cells[cell++] as string) as Array<number | null>;
+    let total = 0;
+    for (const byteLength of lengths) total += byteLength ?? 0;
+    // Both aggregates render values the same way; a mismatch would shift every later value of the batch.
+    if (lengths.length !== length || total !== bytes.length) throw new Error(`reading ${table}.${name}: ${bytes.length} bytes for values of ${total} bytes in all; the batch is inconsistent.`);
+    return { kind: 'text', bytes, lengths };
+  });
+}
+
+function isTooBig(error: unknown): boolean {
+  return typeof error === 'object' && error !== null && (error as { code?: unknown }).code === 'SQLITE_TOOBIG';
+}

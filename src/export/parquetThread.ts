@@ -1,0 +1,102 @@
+import { Worker } from 'node:worker_threads';
+import { workerScript } from '../workerScript.js';
+import type { FileSink } from './fileSink.js';
+import type { ParquetReply, ParquetRequest, ParquetWorkerData } from './parquetMessages.js';
+
+/** Batches handed to the encoding thread and not yet taken by its writer: enough to keep it busy, few enough to bound memory. */
+const BATCHES_IN_FLIGHT = 2;
+
+/**
+ * Starts a thread that encodes one Parquet file (parquetWorker) and writes its bytes into `sink`.
+ * A thread per file also gives the wasm writer's memory back when the file is done, which a
+ * long-running `run` process would otherwise keep at its largest row group for good. The thread
+ * makes little JS garbage, so a small young generation costs nothing and keeps its heap small.
+ */
+export function startEncoderThread(data: ParquetWorkerData, sink: FileSink): EncoderThread {
+  return new EncoderThread(new Worker(workerScript('export/parquetWorker.js', 'the Parquet encoding thread'), { workerData: data, resourceLimits: { maxYoungGenerationSizeMb: 8 } }), sink);
+}
+
+/** The main thread's side of one encoding thread: batches go in, the file's bytes come out into the sink. */
+export class EncoderThread {
+  private inFlight = 0;
+  private roomFor: (() => void) | null = null;
+  private failure: Error | null = null;
+  private done = false;
+  /** Sink writes, chained so chunks land in order. */
+  private writing: Promise<void> = Promise.resolve();
+
+  constructor(
+    private readonly worker: Worker,
+    sink: FileSink,
+  ) {
+    worker.on('message', (reply: ParquetReply) => {
+      switch (reply.type) {
+        case 'chunk':
+          this.writing = this.writing.then(() => sink.write(reply.bytes));
+          this.writing.catch((error: unknown) => this.fail(error instanceof Error ? error : new Error(String(error))));
+          break;
+        case 'taken':
+          this.inFlight -= 1;
+          this.wake();
+          break;
+        case 'done':
+          this.done = true;
+          this.wake();
+          break;
+        case 'failed':
+          this.fail(new Error(`encoding Parquet: ${reply.message}`));
+          break;
+      }
+    });
+    worker.on('error', (error) => this.fail(new Error(`the Parquet encoding thread failed: ${error.message}`)));
+    worker.on('exit', (code) => {
+      if (!this.done) this.fail(new Error(`the Parquet encoding thread stopped (exit code ${code})`));
+    });
+  }
+
+  /** Hands a batch over; resolves once there is room for the next. */
+  async send(ipc: Uint8Array): Promise<void> {
+    const whole = ipc.buffer instanceof ArrayBuffer && ipc.byteOffset === 0 && ipc.byteLength === ipc.buffer.byteLength;
+    this.post({ type: 'batch', ipc }, whole ? [ipc.buffer as ArrayBuffer] : []);
+    this.inFlight += 1;
+    while (this.inFlight >= BATCHES_IN_FLIGHT) await this.until(() => this.inFlight < BATCHES_IN_FLIGHT);
+  }
+
+  /** Ends the input; resolves once every byte of the file is in the sink. */
+  async finish(): Promise<void> {
+    this.post({ type: 'end' });
+    await this.until(() => this.done);
+    await this.writing;
+    if (this.failure) throw this.failure;
+  }
+
+  async stop(): Promise<void> {
+    await this.worker.terminate();
+  }
+
+  private post(request: ParquetRequest, transfer: ArrayBuffer[] = []): void {
+    if (this.failure) throw this.failure;
+    this.worker.postMessage(request, transfer);
+  }
+
+  private async until(ready: () => boolean): Promise<void> {
+    while (!ready()) {
+      if (this.failure) throw this.failure;
+      await new Promise<void>((resolve) => {
+        this.roomFor = resolve;
+      });
+    }
+    if (this.failure) throw this.failure;
+  }
+
+  private wake(): void {
+    const resolve = this.roomFor;
+    this.roomFor = null;
+    resolve?.();
+  }
+
+  private fail(error: Error): void {
+    this.failure ??= error;
+    this.wake();
+  }
+}
