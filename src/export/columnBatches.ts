@@ -1,3 +1,4 @@
+import { isUtf8 } from 'node:buffer';
 import type { Db } from '../db/open.js';
 
 /** A value as SQLite's JSON functions render it, read back with JSON.parse. */
@@ -68,7 +69,11 @@ const MAX_ROWID = 2n ** 63n - 1n;
 function pieces(table: string, columns: readonly BatchColumn[], cells: unknown[], length: number): ColumnPiece[] {
   let cell = 0;
   return columns.map(({ name, read }) => {
-    if (read === 'values') return { kind: 'values', values: JSON.parse(cells[cell++] as string) as JsonCell[] };
+    if (read === 'values') {
+      const values = JSON.parse(cells[cell++] as string) as JsonCell[];
+      if (values.length !== length) throw new Error(`reading ${table}.${name}: ${values.length} values in a batch of ${length} rows; the batch is inconsistent.`);
+      return { kind: 'values', values };
+    }
     const blob = cells[cell++] as Uint8Array | null;
     const bytes = blob ?? new Uint8Array(0);
     const lengths = JSON.parse(cells[cell++] as string) as Array<number | null>;
@@ -76,8 +81,27 @@ function pieces(table: string, columns: readonly BatchColumn[], cells: unknown[]
     for (const byteLength of lengths) total += byteLength ?? 0;
     // Both aggregates render values the same way; a mismatch would shift every later value of the batch.
     if (lengths.length !== length || total !== bytes.length) throw new Error(`reading ${table}.${name}: ${bytes.length} bytes for values of ${total} bytes in all; the batch is inconsistent.`);
-    return { kind: 'text', bytes, lengths };
+    return isUtf8(bytes) ? { kind: 'text', bytes, lengths } : { kind: 'text', ...asUtf8(bytes, lengths) };
   });
+}
+
+/**
+ * SQLite does not check that TEXT is UTF-8, and a JS string holding half of a surrogate pair (which
+ * JSON can carry) is stored as bytes that are not. Arrow strings must be valid UTF-8: each value is
+ * decoded with U+FFFD for what is broken, as reading it as a JS string would, and encoded again.
+ */
+function asUtf8(bytes: Uint8Array, lengths: ReadonlyArray<number | null>): { bytes: Uint8Array; lengths: Array<number | null> } {
+  const decoder = new TextDecoder();
+  const parts: Buffer[] = [];
+  let offset = 0;
+  const fixed = lengths.map((length) => {
+    if (length === null) return null;
+    const part = Buffer.from(decoder.decode(bytes.subarray(offset, offset + length)), 'utf8');
+    offset += length;
+    parts.push(part);
+    return part.length;
+  });
+  return { bytes: Buffer.concat(parts), lengths: fixed };
 }
 
 function isTooBig(error: unknown): boolean {

@@ -1,3 +1,4 @@
+import { isUtf8 } from 'node:buffer';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
@@ -68,6 +69,19 @@ describe('reading a table column by column in batches', () => {
   it('keeps only rows changed after a change sequence, still in rowid order although _change_seq has an index', () => {
     const { rows } = rowsOf(readColumnBatches(db, 't', COLUMNS, 1, 2));
     expect(rows).toEqual(ROWS.filter((row) => row.seq > 1).map((row) => [String(row.id), row.n, row.s]));
+  });
+
+  it('turns text that is not valid UTF-8 into valid UTF-8, with U+FFFD for the broken bytes, and leaves its neighbours alone', () => {
+    const broken = new Database(join(tempDir(), 'broken.db'));
+    broken.exec('CREATE TABLE t (id INTEGER PRIMARY KEY, n INTEGER, s TEXT, _change_seq INTEGER NOT NULL)');
+    // Half a surrogate pair, as JSON can carry it, and a byte that starts no UTF-8 character.
+    broken.prepare('INSERT INTO t VALUES (1, 1, ?, 1)').run(JSON.parse('"Zo\\ud83d!"') as string);
+    broken.exec("INSERT INTO t VALUES (2, 2, CAST(X'ff61' AS TEXT), 1), (3, 3, 'fine é', 1)");
+    const [batch] = [...readColumnBatches(broken, 't', COLUMNS, null, 10)];
+    const text = batch.columns[2];
+    if (text.kind !== 'text') throw new Error('s should come as text');
+    expect(isUtf8(text.bytes)).toBe(true);
+    expect(rowsOf([batch]).rows.map((row) => row[2])).toEqual(['Zo\uFFFD\uFFFD\uFFFD!', '\uFFFDa', 'fine é']);
   });
 
   it('yields nothing for an empty table or when nothing changed', () => {

@@ -47,6 +47,18 @@ describe('Parquet types for values that do not fit', () => {
     expect(csv.rows.find((cells) => cells[0] === '600000003')![csv.header.indexOf('created_at')]).toBe('yesterday-ish');
   });
 
+  it('exports text holding half a surrogate pair, as the CSV does, instead of failing the file', async () => {
+    const template = JSON.parse(db.prepare('SELECT raw FROM customers LIMIT 1').pluck().get() as string) as ApiRecord;
+    upsert(db, 'customers', [{ ...template, id: 600_000_004, email: JSON.parse('"zo\\ud83d@example.com"') as string }]);
+    const report = await runExport({ db, config, logger: silentLogger, tables: ['customers'] });
+    const parquet = report.files.find((file) => file.format === 'parquet')!;
+    const [row] = await query(duck.connection, `SELECT email FROM '${join(config.export.dir, parquet.path)}' WHERE id = 600000004`);
+    const csv = await readCsv(join(config.export.dir, report.files.find((file) => file.format === 'csv')!.path));
+    const csvEmail = csv.rows.find((cells) => cells[0] === '600000004')![csv.header.indexOf('email')];
+    expect(row.email).toMatch(/^zo\uFFFD+@example\.com$/);
+    expect(row.email).toBe(csvEmail);
+  });
+
   it('exports write_jobs only when named, typed from its declared columns, and an empty table as a valid empty file', async () => {
     const empty = await runExport({ db, config, logger: silentLogger, tables: ['write_jobs'] });
     const parquet = empty.files.find((file) => file.format === 'parquet')!;
