@@ -7,6 +7,13 @@ import type { ParquetReply, ParquetRequest, ParquetWorkerData } from './parquetM
 const BATCHES_IN_FLIGHT = 2;
 
 /**
+ * Encoded bytes waiting for the disk beyond which no new batch goes out: a slow disk then holds
+ * back the encoder and the reader, instead of the file piling up in memory (a row group of the
+ * bench's transactions is about 3 MB).
+ */
+const UNWRITTEN_BYTES_LIMIT = 16 * 1024 * 1024;
+
+/**
  * Starts a thread that encodes one Parquet file (parquetWorker) and writes its bytes into `sink`.
  * A thread per file also gives the wasm writer's memory back when the file is done, which a
  * long-running `run` process would otherwise keep at its largest row group for good. The thread
@@ -24,6 +31,7 @@ export class EncoderThread {
   private done = false;
   /** Sink writes, chained so chunks land in order. */
   private writing: Promise<void> = Promise.resolve();
+  private unwritten = 0;
 
   constructor(
     private readonly worker: Worker,
@@ -31,10 +39,17 @@ export class EncoderThread {
   ) {
     worker.on('message', (reply: ParquetReply) => {
       switch (reply.type) {
-        case 'chunk':
-          this.writing = this.writing.then(() => sink.write(reply.bytes));
+        case 'chunk': {
+          const { bytes } = reply;
+          this.unwritten += bytes.byteLength;
+          this.writing = this.writing.then(async () => {
+            await sink.write(bytes);
+            this.unwritten -= bytes.byteLength;
+            this.wake();
+          });
           this.writing.catch((error: unknown) => this.fail(error instanceof Error ? error : new Error(String(error))));
           break;
+        }
         case 'taken':
           this.inFlight -= 1;
           this.wake();
@@ -59,7 +74,7 @@ export class EncoderThread {
     const whole = ipc.buffer instanceof ArrayBuffer && ipc.byteOffset === 0 && ipc.byteLength === ipc.buffer.byteLength;
     this.post({ type: 'batch', ipc }, whole ? [ipc.buffer as ArrayBuffer] : []);
     this.inFlight += 1;
-    while (this.inFlight >= BATCHES_IN_FLIGHT) await this.until(() => this.inFlight < BATCHES_IN_FLIGHT);
+    await this.until(() => this.inFlight < BATCHES_IN_FLIGHT && this.unwritten <= UNWRITTEN_BYTES_LIMIT);
   }
 
   /** Ends the input; resolves once every byte of the file is in the sink. */
@@ -68,6 +83,11 @@ export class EncoderThread {
     await this.until(() => this.done);
     await this.writing;
     if (this.failure) throw this.failure;
+  }
+
+  /** Makes the pending and every later call fail with `reason`, at once rather than at the thread's next message. */
+  abort(reason: Error): void {
+    this.fail(reason);
   }
 
   async stop(): Promise<void> {

@@ -43,6 +43,8 @@ export async function writeParquet(batches: Iterable<ColumnBatch>, columns: read
   let rows = 0;
   let sent = 0;
   const iterator = batches[Symbol.iterator]();
+  const onAbort = (): void => encoder.abort(signal?.reason instanceof Error ? signal.reason : new Error('the export was stopped'));
+  signal?.addEventListener('abort', onAbort, { once: true });
   try {
     for (;;) {
       // Reading a batch is synchronous: give the event loop a turn each time, so timers (lock
@@ -66,6 +68,7 @@ export async function writeParquet(batches: Iterable<ColumnBatch>, columns: read
     await encoder.finish();
     signal?.throwIfAborted();
   } finally {
+    signal?.removeEventListener('abort', onAbort);
     // Ends the SQLite statement even when writing stopped early, so the snapshot's connection is free again.
     iterator.return?.();
     await encoder.stop();
