@@ -1,4 +1,5 @@
 import { Worker } from 'node:worker_threads';
+import { wholeBuffer } from '../transferable.js';
 import { workerScript } from '../workerScript.js';
 import type { FileSink } from './fileSink.js';
 import type { ParquetReply, ParquetRequest, ParquetWorkerData } from './parquetMessages.js';
@@ -71,8 +72,8 @@ export class EncoderThread {
 
   /** Hands a batch over; resolves once there is room for the next. */
   async send(ipc: Uint8Array): Promise<void> {
-    const whole = ipc.buffer instanceof ArrayBuffer && ipc.byteOffset === 0 && ipc.byteLength === ipc.buffer.byteLength;
-    this.post({ type: 'batch', ipc }, whole ? [ipc.buffer as ArrayBuffer] : []);
+    const buffer = wholeBuffer(ipc);
+    this.post({ type: 'batch', ipc }, buffer === null ? [] : [buffer]);
     this.inFlight += 1;
     await this.until(() => this.inFlight < BATCHES_IN_FLIGHT && this.unwritten <= UNWRITTEN_BYTES_LIMIT);
   }

@@ -1,4 +1,5 @@
 import { parentPort, workerData } from 'node:worker_threads';
+import { wholeBuffer } from '../transferable.js';
 import type { ParquetReply, ParquetRequest, ParquetWorkerData } from './parquetMessages.js';
 import { loadParquetWasm } from './wasm.js';
 
@@ -61,8 +62,7 @@ const properties = builder.build();
 try {
   const output = (await wasm.transformParquetStream(input, properties)) as ReadableStream<Uint8Array>;
   for await (const chunk of output) {
-    const whole = chunk.byteOffset === 0 && chunk.byteLength === chunk.buffer.byteLength && chunk.buffer instanceof ArrayBuffer;
-    const bytes = whole ? chunk : chunk.slice();
+    const bytes = wholeBuffer(chunk) === null ? chunk.slice() : chunk;
     send({ type: 'chunk', bytes }, [bytes.buffer as ArrayBuffer]);
   }
   send({ type: 'done' });

@@ -1,4 +1,5 @@
 import { Worker } from 'node:worker_threads';
+import { wholeBuffer } from '../transferable.js';
 import { workerScript } from '../workerScript.js';
 import type { GroupOutcome, PageGroup, StoreReply, StoreRequest, StoreWorkerData } from './storeMessages.js';
 
@@ -105,8 +106,8 @@ function spawnWorker(dbPath: string): WorkerHandle {
 function movableBuffers(bodies: readonly Uint8Array[]): ArrayBuffer[] {
   const buffers = new Set<ArrayBuffer>();
   for (const body of bodies) {
-    const { buffer } = body;
-    if (buffer instanceof ArrayBuffer && body.byteOffset === 0 && body.byteLength === buffer.byteLength) buffers.add(buffer);
+    const buffer = wholeBuffer(body);
+    if (buffer !== null) buffers.add(buffer);
   }
   return [...buffers];
 }
