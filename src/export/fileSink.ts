@@ -6,6 +6,9 @@ import { dirname } from 'node:path';
 export const DIR_MODE = 0o700;
 export const FILE_MODE = 0o600;
 
+/** Where a writer puts a file's bytes: each write resolves once the bytes are out of the writer's hands. */
+export type ByteSink = Pick<FileSink, 'write'>;
+
 export interface WrittenFile {
   bytes: number;
   sha256: string;

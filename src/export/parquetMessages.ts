@@ -6,8 +6,7 @@ export interface ParquetWorkerData {
   createdBy: string;
 }
 
-/** Main thread → encoding thread. */
-/** A batch travels as one Arrow IPC stream, the format parquet-wasm reads. */
+/** Main thread → encoding thread. A batch travels as one Arrow IPC stream, the format parquet-wasm reads. */
 export type ParquetRequest = { type: 'batch'; ipc: Uint8Array } | { type: 'end' };
 
 /** Encoding thread → main thread. */

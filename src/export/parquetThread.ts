@@ -1,7 +1,7 @@
 import { Worker } from 'node:worker_threads';
 import { wholeBuffer } from '../transferable.js';
 import { workerScript } from '../workerScript.js';
-import type { FileSink } from './fileSink.js';
+import type { ByteSink } from './fileSink.js';
 import type { ParquetReply, ParquetRequest, ParquetWorkerData } from './parquetMessages.js';
 
 /** Batches handed to the encoding thread and not yet taken by its writer: enough to keep it busy, few enough to bound memory. */
@@ -20,7 +20,7 @@ const UNWRITTEN_BYTES_LIMIT = 16 * 1024 * 1024;
  * long-running `run` process would otherwise keep at its largest row group for good. The thread
  * makes little JS garbage, so a small young generation costs nothing and keeps its heap small.
  */
-export function startEncoderThread(data: ParquetWorkerData, sink: FileSink): EncoderThread {
+export function startEncoderThread(data: ParquetWorkerData, sink: ByteSink): EncoderThread {
   return new EncoderThread(new Worker(workerScript('export/parquetWorker.js', 'the Parquet encoding thread'), { workerData: data, resourceLimits: { maxYoungGenerationSizeMb: 8 } }), sink);
 }
 
@@ -36,7 +36,7 @@ export class EncoderThread {
 
   constructor(
     private readonly worker: Worker,
-    sink: FileSink,
+    sink: ByteSink,
   ) {
     worker.on('message', (reply: ParquetReply) => {
       switch (reply.type) {

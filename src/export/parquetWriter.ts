@@ -2,7 +2,7 @@ import { setImmediate as turn } from 'node:timers/promises';
 import { Field, RecordBatch, Schema, Struct, Table, makeData, tableToIPC } from 'apache-arrow';
 import { buildColumn, pieceKind, type ParquetColumn } from './arrowColumns.js';
 import type { BatchColumn, ColumnBatch } from './columnBatches.js';
-import type { FileSink } from './fileSink.js';
+import type { ByteSink } from './fileSink.js';
 import { startEncoderThread } from './parquetThread.js';
 
 export interface ParquetOptions {
@@ -32,7 +32,7 @@ export function batchColumns(columns: readonly ParquetColumn[]): BatchColumn[] {
  * there. A couple of batches wait between the two, and the writer holds one row group, so memory
  * stays flat whatever the table size.
  */
-export async function writeParquet(batches: Iterable<ColumnBatch>, columns: readonly ParquetColumn[], sink: FileSink, options: ParquetOptions, signal?: AbortSignal): Promise<ParquetResult> {
+export async function writeParquet(batches: Iterable<ColumnBatch>, columns: readonly ParquetColumn[], sink: ByteSink, options: ParquetOptions, signal?: AbortSignal): Promise<ParquetResult> {
   // Min and max of JSON text prune nothing, and comparing long strings costs some 5% of the encoding.
   const withoutStatistics = columns.filter((column) => column.type === 'json').map((column) => column.name);
   const fields = columns.map(({ name, arrow }) => new Field(name, arrow, true));
