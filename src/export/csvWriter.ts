@@ -1,5 +1,5 @@
 import type { ExportColumn } from './schema.js';
-import type { FileSink } from './fileSink.js';
+import type { ByteSink } from './fileSink.js';
 
 export interface CsvOptions {
   /** Prefix text cells that a spreadsheet would run as a formula with `'`. */
@@ -56,7 +56,7 @@ function csvHeader(columns: readonly ExportColumn[]): string {
 }
 
 /** Streams lines (read with `csvLineSql`) into the sink after a header row; returns how many lines were written. */
-export async function writeCsv(lines: Iterable<string>, columns: readonly ExportColumn[], sink: FileSink, signal?: AbortSignal): Promise<number> {
+export async function writeCsv(lines: Iterable<string>, columns: readonly ExportColumn[], sink: ByteSink, signal?: AbortSignal): Promise<number> {
   let buffer = Buffer.allocUnsafe(BUFFER_BYTES);
   let used = buffer.write(csvHeader(columns));
   let count = 0;
