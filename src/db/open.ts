@@ -1,6 +1,7 @@
 import { closeSync, mkdirSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
+import { isoToMicros } from '../isoTimestamp.js';
 import { migrate } from './migrate.js';
 
 export type Db = Database.Database;
@@ -23,6 +24,8 @@ export function openDatabase(path: string, options: OpenOptions = {}): Db {
   }
   const db = new Database(path, { readonly: options.readonly ?? false, fileMustExist: options.readonly ?? false });
   db.pragma(`busy_timeout = ${options.busyTimeoutMs ?? 10_000}`);
+  // The API's timestamps are ISO 8601 in any form; SQLite's own date functions read only some of them.
+  db.function('iso_micros', { deterministic: true }, (text: unknown) => (typeof text === 'string' ? isoToMicros(text) : null));
   if (!options.readonly) {
     // Rows carry their whole JSON record (about 700 bytes for a transaction): 16 KiB pages hold
     // more of them per page, which cut a first sync's storage CPU by 5-10% (storage-only runs). SQLite applies

@@ -2,7 +2,7 @@ import { Bool, Decimal, Int64, TimestampMicrosecond, Utf8, makeData, type Data, 
 import { fitsMoneyDecimal, MONEY_PRECISION, MONEY_SCALE, toUnscaled } from './decimal.js';
 import type { ExportColumn } from './schema.js';
 import type { ColumnPiece, JsonCell } from './columnBatches.js';
-import { isoToMicros } from './timestamp.js';
+import { isoToMicros } from '../isoTimestamp.js';
 
 /** How one export column is stored in Parquet; the names are what the manifest reports. */
 export interface ParquetColumn {

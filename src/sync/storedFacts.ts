@@ -1,8 +1,9 @@
 import type { Db } from '../db/open.js';
+import { isoToMicros } from '../isoTimestamp.js';
 import type { StreamDefinition } from '../streams/index.js';
 import { shiftIso, type WindowIds } from './watermarks.js';
 
-/** Wider than the largest UTC offset ISO 8601 text can carry (+14:00, -12:00). */
+/** Wider than the largest UTC offset in use (+14:00, -12:00). */
 const ANY_UTC_OFFSET_MS = 15 * 60 * 60 * 1000;
 
 /** Newest created_at stored (text max, through the created_at index); null when empty. */
@@ -22,15 +23,17 @@ export function maxStoredId(db: Db, stream: StreamDefinition): number | null {
 /** The stored ids around a window starting at `createdFrom`, for `sinceIdForWindow`. */
 export function windowIds(db: Db, stream: StreamDefinition, createdFrom: string | null): WindowIds {
   const maxId = maxStoredId(db, stream);
-  if (maxId === null || createdFrom === null) return { firstIdInWindow: null, storedIdBelow: null, maxStoredId: maxId };
-  // Stored created_at is the API's text, whose ISO offset need not be Z (07:00-05:00 is 12:00Z), so text
-  // order is not time order: the index narrows by text with a margin wider than any offset, julianday decides.
-  const narrowFrom = shiftIso(createdFrom, -ANY_UTC_OFFSET_MS) ?? createdFrom;
+  const fromMicros = createdFrom === null ? null : isoToMicros(createdFrom);
+  if (maxId === null || createdFrom === null || fromMicros === null) return { firstIdInWindow: null, storedIdBelow: null, maxStoredId: maxId };
+  // Stored created_at is the API's text, in whatever ISO 8601 form it chose (07:00-05:00 is 12:00Z), so
+  // text order is not time order. The index narrows by the date alone, a day earlier than any offset can
+  // move it, whatever separates date and time; iso_micros (see openDatabase) decides.
+  const narrowFromDate = shiftIso(createdFrom, -ANY_UTC_OFFSET_MS)!.slice(0, 10);
   const first =
     (db
-      .prepare(`SELECT min(id) FROM ${stream.name} WHERE created_at >= ? AND julianday(created_at) >= julianday(?)`)
+      .prepare(`SELECT min(id) FROM ${stream.name} WHERE created_at >= ? AND iso_micros(created_at) >= ?`)
       .pluck()
-      .get(narrowFrom, createdFrom) as number | null) ?? null;
+      .get(narrowFromDate, fromMicros) as number | null) ?? null;
   const below = first === null ? null : ((db.prepare(`SELECT max(id) FROM ${stream.name} WHERE id < ?`).pluck().get(first) as number | null) ?? null);
   return { firstIdInWindow: first, storedIdBelow: below, maxStoredId: maxId };
 }

@@ -1,3 +1,5 @@
+import { isoToMicros } from '../isoTimestamp.js';
+
 /**
  * Pure arithmetic of where an incremental read starts. Stored timestamps are the API's ISO 8601
  * UTC text (`2026-03-01T12:00:00.000Z`); the bounds computed here use the same form so SQLite can
@@ -8,10 +10,15 @@ const MINUTE = 60 * 1000;
 const HOUR = 60 * MINUTE;
 const DAY = 24 * HOUR;
 
-/** `iso` moved by `deltaMs`, as ISO text; null when `iso` is not a timestamp. */
+/** `iso` moved by `deltaMs`, as UTC ISO text to the millisecond (rounded down); null when `iso` is not a timestamp. */
 export function shiftIso(iso: string, deltaMs: number): string | null {
-  const ms = Date.parse(iso);
-  return Number.isNaN(ms) ? null : new Date(ms + deltaMs).toISOString();
+  const ms = isoMillis(iso);
+  return ms === null ? null : new Date(ms + deltaMs).toISOString();
+}
+
+function isoMillis(iso: string): number | null {
+  const micros = isoToMicros(iso);
+  return micros === null ? null : Math.floor(micros / 1000);
 }
 
 /** Start of the overlap re-read for late-visible ids: `overlapHours` before the newest stored row. */
@@ -30,8 +37,8 @@ export function updatedAtMin(newestUpdatedAt: string | null, overlapMinutes: num
  * row, so an API clock behind ours (or a quiet stream) widens the window rather than missing rows.
  */
 export function lookbackStart(now: Date, newestCreatedAt: string | null, lookbackDays: number): string {
-  const newest = newestCreatedAt === null ? Number.NaN : Date.parse(newestCreatedAt);
-  const anchor = Number.isNaN(newest) ? now.getTime() : Math.min(now.getTime(), newest);
+  const newest = newestCreatedAt === null ? null : isoMillis(newestCreatedAt);
+  const anchor = newest === null ? now.getTime() : Math.min(now.getTime(), newest);
   return new Date(anchor - lookbackDays * DAY).toISOString();
 }
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isoToMicros } from '../../src/export/timestamp.js';
+import { isoToMicros } from '../../src/isoTimestamp.js';
 
 describe('isoToMicros', () => {
   it('reads the forms the API and the mirror use, to the microsecond', () => {
@@ -15,8 +15,17 @@ describe('isoToMicros', () => {
     expect(isoToMicros('0050-01-01T00:00:00Z')).toBe(new Date('0050-01-01T00:00:00Z').getTime() * 1000);
   });
 
+  it('reads the other ISO 8601 forms a server may write', () => {
+    const noon = Date.UTC(2026, 2, 1, 12) * 1000;
+    expect(isoToMicros('2026-03-01T12:00:00+0000')).toBe(noon);
+    expect(isoToMicros('2026-03-01T17:00:00+05')).toBe(noon);
+    expect(isoToMicros('2026-03-01T07:00:00-05')).toBe(noon);
+    expect(isoToMicros('2026-03-01t12:00:00z')).toBe(noon);
+    expect(isoToMicros('2026-03-01 12:00:00,25Z')).toBe(noon + 250_000);
+  });
+
   it('refuses what is not a real instant', () => {
-    for (const text of ['', 'yesterday', '2026-02-30', '2025-02-29T00:00:00Z', '2026-13-01', '2026-01-01T24:00:00Z', '2026-01-01T12:60Z', '2026-01-01T12:00:00.Z', '2026-01-01T12:00:00ZZ', '2026-01-01T12:00:00+2', '2026-1-01', '20260101']) {
+    for (const text of ['', 'yesterday', '2026-02-30', '2025-02-29T00:00:00Z', '2026-13-01', '2026-01-01T24:00:00Z', '2026-01-01T12:60Z', '2026-01-01T12:00:00.Z', '2026-01-01T12:00:00ZZ', '2026-01-01T12:00:00+2', '2026-01-01T12:00:00+123', '2026-01-01T12:00:00+24', '2026-01-01T12:00:00+05:60', '2026-01-01T12:00:00+05:', '2026-01-01T12:00:00,Z', '2026-01-01x12:00:00Z', '2026-1-01', '20260101']) {
       expect(isoToMicros(text), text).toBeNull();
     }
   });

@@ -1,9 +1,12 @@
 /**
- * Microseconds since the Unix epoch of an ISO 8601 date or date-time
- * (`YYYY-MM-DD`, optionally `THH:MM[:SS[.fraction]]` and `Z` or `±HH[:]MM`), or null when the text is
- * not a valid one. Text without an offset is read as UTC (the API always sends UTC). Scanned by hand:
- * Date.parse keeps only milliseconds and rolls 31 February over into March, and a regex costs more
- * than the rest of a Parquet row.
+ * Microseconds since the Unix epoch of an ISO 8601 date or date-time in extended form
+ * (`YYYY-MM-DD`, optionally `THH:MM[:SS[.fraction]]` and `Z` or `±HH[[:]MM]`), or null when the text
+ * is not a valid one. The API promises only "ISO 8601", so what other servers write is accepted too:
+ * a space or lower-case `t` between date and time, `z`, a comma before the fraction, an offset in
+ * whole hours. Text without an offset is read as UTC (the API always sends UTC). Scanned by hand:
+ * Date.parse keeps only milliseconds, reads text without an offset as local time and rolls
+ * 31 February over into March, SQLite's julianday refuses `+0000`, and a regex costs more than the
+ * rest of a Parquet row.
  */
 export function isoToMicros(text: string): number | null {
   const length = text.length;
@@ -18,7 +21,7 @@ export function isoToMicros(text: string): number | null {
   let second = 0;
   let micros = 0;
   let pos = 10;
-  if (pos < length && (text.charCodeAt(pos) === T || text.charCodeAt(pos) === SPACE)) {
+  if (pos < length && (text.charCodeAt(pos) === T || text.charCodeAt(pos) === LOWER_T || text.charCodeAt(pos) === SPACE)) {
     if (length < 16 || text.charCodeAt(13) !== COLON) return null;
     hour = digits(text, 11, 2);
     minute = digits(text, 14, 2);
@@ -26,7 +29,7 @@ export function isoToMicros(text: string): number | null {
     if (pos < length && text.charCodeAt(pos) === COLON) {
       second = digits(text, 17, 2);
       pos = 19;
-      if (pos < length && text.charCodeAt(pos) === DOT) {
+      if (pos < length && (text.charCodeAt(pos) === DOT || text.charCodeAt(pos) === COMMA)) {
         const start = pos + 1;
         pos = start;
         while (pos < length && pos - start < 9 && isDigit(text.charCodeAt(pos))) pos += 1;
@@ -41,13 +44,12 @@ export function isoToMicros(text: string): number | null {
   let offsetMinutes = 0;
   if (pos < length) {
     const sign = text.charCodeAt(pos);
-    if (sign === Z && pos === length - 1) {
+    if ((sign === Z || sign === LOWER_Z) && pos === length - 1) {
       pos += 1;
     } else if (sign === PLUS || sign === DASH) {
-      const rest = text.slice(pos + 1);
-      const match = /^(\d{2}):?(\d{2})$/.exec(rest);
-      if (!match) return null;
-      offsetMinutes = (Number(match[1]) * 60 + Number(match[2])) * (sign === DASH ? -1 : 1);
+      offsetMinutes = utcOffsetMinutes(text, pos + 1);
+      if (Number.isNaN(offsetMinutes)) return null;
+      if (sign === DASH) offsetMinutes = -offsetMinutes;
       pos = length;
     } else {
       return null;
@@ -62,9 +64,23 @@ const DASH = 45;
 const PLUS = 43;
 const COLON = 58;
 const DOT = 46;
+const COMMA = 44;
 const SPACE = 32;
 const T = 84;
+const LOWER_T = 116;
 const Z = 90;
+const LOWER_Z = 122;
+
+/** Minutes of an offset written from `start` to the end as `HH`, `HHMM` or `HH:MM`; NaN when it is none of them. */
+function utcOffsetMinutes(text: string, start: number): number {
+  const rest = text.length - start;
+  let minutes = 0;
+  if (rest === 4) minutes = digits(text, start + 2, 2);
+  else if (rest === 5 && text.charCodeAt(start + 2) === COLON) minutes = digits(text, start + 3, 2);
+  else if (rest !== 2) return Number.NaN;
+  const hours = digits(text, start, 2);
+  return hours < 0 || hours > 23 || minutes < 0 || minutes > 59 ? Number.NaN : hours * 60 + minutes;
+}
 
 function isDigit(code: number): boolean {
   return code >= 48 && code <= 57;
