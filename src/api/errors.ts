@@ -162,6 +162,11 @@ export function transportCode(error: unknown): string | undefined {
   return undefined;
 }
 
+/** The API did nothing with the request: it was never sent, or the API answered that it is rate limited. */
+export function leftUntouched(error: ApiError): boolean {
+  return error.status === 429 || (error.status === undefined && error.code !== undefined && NOT_SENT_CODES.has(error.code));
+}
+
 /**
  * Classifies a failure below HTTP of one attempt: before any response (`request`), or while
  * its body was arriving (`body`).

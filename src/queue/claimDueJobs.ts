@@ -3,11 +3,11 @@ import { rowToJob, type WriteJob, type WriteJobRow } from './types.js';
 
 /**
  * Marks up to `limit` due jobs `running` for this worker and returns them, committed before any
- * is sent. A job is due when queued with next_attempt_at <= now, and only while no other job of
+ * is sent. A job is due when queued with next_attempt_at <= dueBy (default: now), and only while no other job of
  * its ordering key is running and no earlier one is still queued (in backoff too), so each
  * customer's and each review's writes go out one at a time, in queue order.
  */
-export function claimDueJobs(db: Db, options: { workerId: string; limit: number; now: Date }): WriteJob[] {
+export function claimDueJobs(db: Db, options: { workerId: string; limit: number; now: Date; dueBy?: Date }): WriteJob[] {
   if (options.limit <= 0) return [];
   const at = options.now.toISOString();
   return db
@@ -19,7 +19,7 @@ export function claimDueJobs(db: Db, options: { workerId: string; limit: number;
                locked_by = @workerId, locked_at = @at, updated_at = @at
            WHERE id IN (
              SELECT j.id FROM write_jobs j
-             WHERE j.state = 'queued' AND j.next_attempt_at <= @at
+             WHERE j.state = 'queued' AND j.next_attempt_at <= @dueBy
                AND NOT EXISTS (
                  SELECT 1 FROM write_jobs o WHERE o.ordering_key = j.ordering_key AND o.state = 'queued' AND o.id < j.id
                )
@@ -31,7 +31,7 @@ export function claimDueJobs(db: Db, options: { workerId: string; limit: number;
            )
            RETURNING *`,
         )
-        .all({ at, workerId: options.workerId, limit: options.limit }) as WriteJobRow[];
+        .all({ at, dueBy: (options.dueBy ?? options.now).toISOString(), workerId: options.workerId, limit: options.limit }) as WriteJobRow[];
       return rows.map(rowToJob).sort((a, b) => a.id - b.id);
     })
     .immediate();

@@ -1,4 +1,4 @@
-import { ApiError, describeError } from '../../api/errors.js';
+import { ApiError, describeError, leftUntouched } from '../../api/errors.js';
 import type { ApiClient } from '../../api/client.js';
 import type { Config } from '../../config.js';
 import type { Db } from '../../db/open.js';
@@ -69,7 +69,9 @@ async function handleFailure(deps: PushDeps, job: WriteJob, error: ApiError, log
   const ambiguous = error.kind === 'ambiguous';
   if (ambiguous && (job.kind === 'add_points' || job.kind === 'claim_reward')) return settleUnknownCredit(deps, job, failure, logger);
   const now = deps.now();
-  if (job.attempts >= deps.config.push.maxAttempts) {
+  // Rate limits and an unreachable API only delay a job: nothing was done with it, and giving up would
+  // leave every queued write dead after a few minutes' outage, for someone to requeue by hand.
+  if (job.attempts >= deps.config.push.maxAttempts && !leftUntouched(error)) {
     // An order whose last attempt may have landed is not dead: only a lookup can tell.
     if (job.kind === 'create_order' && (ambiguous || job.inDoubt)) {
       markUnknown(deps.db, { ...failure, now });
@@ -79,7 +81,8 @@ async function handleFailure(deps: PushDeps, job: WriteJob, error: ApiError, log
     logger.warn({ attempts: job.attempts }, `dead after ${job.attempts} attempts: ${failure.message}`);
     return 'dead';
   }
-  const retryAt = new Date(now.getTime() + backoffMs(job.attempts, deps.config.push, error.retryAfterMs));
+  // At least a millisecond on: a job retried is due after the push that failed it began, so it waits for the next push.
+  const retryAt = new Date(now.getTime() + Math.max(1, backoffMs(job.attempts, deps.config.push, error.retryAfterMs)));
   failJob(deps.db, { ...failure, retryAt, inDoubt: ambiguous, now });
   logger.debug({ attempts: job.attempts, retryAt: retryAt.toISOString() }, `will retry: ${failure.message}`);
   return 'retried';

@@ -41,10 +41,11 @@ export interface PushReport {
 }
 
 /**
- * Sends every due job of the write queue, `config.push.concurrency` at a time, one at a time per
- * ordering key and in queue order. First recovers jobs a crashed worker left running and looks
- * again at `unknown` jobs. Returns when nothing is due and nothing is in flight, or after an abort
- * once in-flight jobs are done. Throws `CredentialError` on a 401 (after in-flight jobs finish).
+ * Sends every job of the write queue that is due when the push starts, `config.push.concurrency`
+ * at a time, one at a time per ordering key and in queue order. First recovers jobs a crashed
+ * worker left running and looks again at `unknown` jobs. A job that fails waits for a later push,
+ * so a push ends even while the API refuses everything. Returns when nothing is due and nothing is
+ * in flight, or after an abort once in-flight jobs are done. Throws `CredentialError` on a 401 (after in-flight jobs finish).
  */
 export async function pushDueJobs(options: PushOptions): Promise<PushReport> {
   const workerId = startWorker();
@@ -74,6 +75,7 @@ async function runPush(options: PushOptions, workerId: string): Promise<PushRepo
     }
   }
 
+  const startedAt = now();
   const inFlight = new Set<Promise<void>>();
   let failure: { error: unknown } | undefined;
   const record = (outcome: JobOutcome): void => {
@@ -85,7 +87,7 @@ async function runPush(options: PushOptions, workerId: string): Promise<PushRepo
 
   for (;;) {
     if (failure === undefined && !options.signal?.aborted) {
-      const claimed = claimDueJobs(options.db, { workerId, limit: options.config.push.concurrency - inFlight.size, now: now() });
+      const claimed = claimDueJobs(options.db, { workerId, limit: options.config.push.concurrency - inFlight.size, now: now(), dueBy: startedAt });
       for (const job of claimed) {
         report.sent++;
         const task: Promise<void> = processJob(deps, job)
