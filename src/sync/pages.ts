@@ -27,6 +27,14 @@ export function passPages(pass: Pass, cursor: string | null, options: SourceOpti
 }
 
 /**
+ * Empty pages in a row after which a pass ends even though the API still hands out a next cursor. The
+ * spec promises only that a null cursor ends a list; a server whose tail cursor changes on every call
+ * (one that carries a time, say) would otherwise keep a sync running for ever. One empty page in the
+ * middle of a list is followed; three in a row are taken as its end.
+ */
+const EMPTY_PAGES_THAT_END_A_PASS = 3;
+
+/**
  * Follows cursors from `cursor`. A cursor the API refuses (a 4xx: expired, or issued by an older
  * deployment) restarts the pass from its stored filters: rows re-read are upserted as unchanged.
  */
@@ -35,6 +43,7 @@ async function* listPages(list: ListName, pass: Extract<Pass, { kind: 'list' }>,
   let current = cursor;
   let restarted = false;
   const seen = new Set<string>();
+  let emptyInARow = 0;
   for (;;) {
     let page;
     try {
@@ -51,6 +60,11 @@ async function* listPages(list: ListName, pass: Extract<Pass, { kind: 'list' }>,
       // An empty last page that hands back a cursor already followed is an end, however odd;
       // rows with a repeated cursor would loop forever.
       if (page.items.length > 0) throw new Error(`GET ${list}: the API returned a cursor it had returned before, so the list would never end`);
+      next = null;
+    }
+    emptyInARow = page.items.length === 0 ? emptyInARow + 1 : 0;
+    if (next !== null && emptyInARow >= EMPTY_PAGES_THAT_END_A_PASS) {
+      logger.warn({ params: pass.params, emptyPages: emptyInARow }, `GET ${list}: ${emptyInARow} empty pages in a row, each with a new cursor; taking the list as ended`);
       next = null;
     }
     if (next !== null) seen.add(next);
