@@ -20,6 +20,11 @@ export function text(): FieldParser {
   return { expected: 'non-empty text', parse: (raw) => (typeof raw === 'string' && raw.trim() !== '' ? raw : undefined) };
 }
 
+/** Text that becomes one segment of a URL path, where `.` and `..` would mean "here" and "the level above". */
+export function pathSegment(): FieldParser {
+  return { expected: 'non-empty text other than . or ..', parse: (raw) => (typeof raw === 'string' && raw.trim() !== '' && raw !== '.' && raw !== '..' ? raw : undefined) };
+}
+
 export function integer(options: { min?: number; max?: number; nonZero?: boolean } = {}): FieldParser {
   const { min = Number.MIN_SAFE_INTEGER, max = Number.MAX_SAFE_INTEGER, nonZero = false } = options;
   const range = min === Number.MIN_SAFE_INTEGER ? '' : max === Number.MAX_SAFE_INTEGER ? ` >= ${min}` : ` from ${min} to ${max}`;

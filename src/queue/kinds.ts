@@ -1,4 +1,4 @@
-import { boolean, email, integer, integerList, isoTimestamp, money, oneOf, text, textList, type FieldParser } from './fields.js';
+import { boolean, email, integer, integerList, isoTimestamp, money, oneOf, pathSegment, text, textList, type FieldParser } from './fields.js';
 import type { JobKind, JobPayload } from './types.js';
 
 export interface FieldSpec {
@@ -30,13 +30,13 @@ const reviewKey = (payload: JobPayload): string => `review:${String(payload.plat
 /** Every kind of write as data: its fields (spec part 4), its ordering key and its target. */
 export const KINDS: Readonly<Record<JobKind, KindSpec>> = {
   add_points: {
-    fields: [required('customer_merchant_id', text()), required('points', integer({ nonZero: true })), required('reason', text())],
+    fields: [required('customer_merchant_id', pathSegment()), required('points', integer({ nonZero: true })), required('reason', text())],
     orderingKey: customerKey,
     target: (p) => `customer ${String(p.customer_merchant_id)}`,
   },
   claim_reward: {
     fields: [
-      required('customer_merchant_id', text()),
+      required('customer_merchant_id', pathSegment()),
       required('reward_id', integer({ min: 1 })),
       optional('multiplier', integer({ min: 1 })),
       optional('variant_id', text()),
@@ -47,8 +47,8 @@ export const KINDS: Readonly<Record<JobKind, KindSpec>> = {
   },
   update_review: {
     fields: [
-      required('platform', text()),
-      required('merchant_id', text()),
+      required('platform', pathSegment()),
+      required('merchant_id', pathSegment()),
       required('status', oneOf(REVIEW_STATUSES)),
       optional('full_text', text()),
       optional('rating', integer({ min: 1 })),
@@ -60,13 +60,13 @@ export const KINDS: Readonly<Record<JobKind, KindSpec>> = {
     target: (p) => `review ${String(p.platform)}/${String(p.merchant_id)}`,
   },
   delete_review: {
-    fields: [required('platform', text()), required('merchant_id', text())],
+    fields: [required('platform', pathSegment()), required('merchant_id', pathSegment())],
     orderingKey: reviewKey,
     target: (p) => `review ${String(p.platform)}/${String(p.merchant_id)}`,
   },
   create_order: {
     fields: [
-      required('merchant_id', text()),
+      required('merchant_id', pathSegment()),
       required('customer_id', text()),
       required('customer_email', email()),
       required('total', money()),

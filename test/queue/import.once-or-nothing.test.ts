@@ -70,3 +70,16 @@ test('unknown and missing header columns are named', () => {
     expect(result.problems[0].message).toMatch(/^unknown columns customer, note; missing columns customer_merchant_id, reason;/);
   }
 });
+
+test('an id that would change the URL path (. or ..) is refused with the row named, and nothing is queued', () => {
+  const text = ['platform,merchant_id,status', 'custom,rev-1,approved', 'custom,..,approved', '.,rev-2,approved'].join('\n');
+  const result = importCsv(db, { kind: 'update_review', file: 'reviews.csv', text, now: new Date() });
+  expect(result).toEqual({
+    ok: false,
+    problems: [
+      { line: 3, field: 'merchant_id', message: '".." is not valid; expected non-empty text other than . or ..' },
+      { line: 4, field: 'platform', message: '"." is not valid; expected non-empty text other than . or ..' },
+    ],
+  });
+  expect(listJobs(db)).toHaveLength(0);
+});
