@@ -2,8 +2,8 @@ import { isoToMicros } from '../isoTimestamp.js';
 
 /**
  * Pure arithmetic of where an incremental read starts. Stored timestamps are the API's ISO 8601
- * UTC text (`2026-03-01T12:00:00.000Z`); the bounds computed here use the same form so SQLite can
- * compare them as text through the created_at/updated_at indexes.
+ * text in whatever form it writes; the bounds computed here are always UTC text in the form
+ * `2026-03-01T12:00:00.000Z`, which is what the API is sent.
  */
 
 const MINUTE = 60 * 1000;
