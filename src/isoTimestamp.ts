@@ -42,7 +42,8 @@ export function isoToMicros(text: string): number | null {
   }
 
   let offsetMinutes = 0;
-  if (pos < length) {
+  // A UTC offset belongs to a time of day: a date alone takes none.
+  if (pos < length && pos > 10) {
     const sign = text.charCodeAt(pos);
     if ((sign === Z || sign === LOWER_Z) && pos === length - 1) {
       pos += 1;

@@ -16,7 +16,7 @@ function pushUsage(): string {
     '',
     'Outcomes: 2xx succeeded. 429, 5xx and failures before sending: back to the queue with exponential',
     'backoff (push.backoffBaseMs doubling up to push.backoffMaxMs, jittered, at least Retry-After). After',
-    'push.maxAttempts a 5xx makes the job dead; a 429 or an unreachable API never does: the job waits.',
+    'push.maxAttempts a 5xx makes the job dead; a 429 or an unreachable API is not counted: the job waits.',
     '400/403/404/422: dead at once, with the API\'s message and code.',
     'No answer after sending: reviews are resent (idempotent); an order is looked up by merchant_id and',
     'resent only if absent; points and reward claims are never resent: they become unknown, and are',

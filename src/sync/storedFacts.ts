@@ -3,8 +3,8 @@ import { isoToMicros } from '../isoTimestamp.js';
 import type { StreamDefinition } from '../streams/index.js';
 import { shiftIso, type WindowIds } from './watermarks.js';
 
-/** Wider than the largest UTC offset in use (+14:00, -12:00). */
-const ANY_UTC_OFFSET_MS = 15 * 60 * 60 * 1000;
+/** Wider than any UTC offset isoToMicros reads (up to ±23:59). */
+const ANY_UTC_OFFSET_MS = 24 * 60 * 60 * 1000;
 
 /** Newest created_at stored (text max, through the created_at index); null when empty. */
 export function newestCreatedAt(db: Db, stream: StreamDefinition): string | null {

@@ -39,8 +39,10 @@ describe('Parquet export onto a disk that stalls', () => {
     const file = await FileSink.create(path);
     let release!: () => void;
     const diskBack = new Promise<void>((resolve) => (release = resolve));
+    let writesStarted = 0;
     const stalledDisk = {
       write: async (chunk: Uint8Array) => {
+        writesStarted += 1;
         await diskBack;
         await file.write(chunk);
       },
@@ -48,18 +50,22 @@ describe('Parquet export onto a disk that stalls', () => {
     const counter = { pulled: 0 };
     const columns = parquetColumns([{ name: 'id', type: 'integer' }, { name: 'payload', type: 'text' }], () => true);
     const writing = writeParquet(payloadBatches(counter), columns, stalledDisk, { rowGroupSize: ROWS_PER_BATCH, createdBy: 'test' });
-
-    // Wait until reading has stopped (no new batch for a while) or every batch has been read.
-    let quietTurns = 0;
-    while (quietTurns < 20 && counter.pulled < BATCHES) {
-      const before = counter.pulled;
-      await sleep(25);
-      quietTurns = counter.pulled === before ? quietTurns + 1 : 0;
+    try {
+      // Once encoded bytes wait for the disk, wait until reading has stopped (no new batch for a while) or every batch has been read.
+      while (writesStarted === 0) await sleep(10);
+      let quietTurns = 0;
+      while (quietTurns < 20 && counter.pulled < BATCHES) {
+        const before = counter.pulled;
+        await sleep(25);
+        quietTurns = counter.pulled === before ? quietTurns + 1 : 0;
+      }
+      // Reading went on while the encoded bytes waiting stayed under the bound (16 MB, some 31 batches here),
+      // then stopped: without a bound the whole table (about 63 MB encoded) would now sit in memory.
+      expect(counter.pulled).toBeGreaterThan(20);
+      expect(counter.pulled).toBeLessThan(BATCHES / 2);
+    } finally {
+      release();
     }
-    // Without a bound the whole table (about 63 MB encoded) would now sit in memory waiting for the disk.
-    expect(counter.pulled).toBeLessThan(BATCHES / 2);
-
-    release();
     const result = await writing;
     await file.finish();
     expect(result.rows).toBe(BATCHES * ROWS_PER_BATCH);

@@ -20,27 +20,27 @@ const transaction = (id: number, createdAt: string) => ({
   resource: 'activity',
 });
 
-/** Minutes after 2026-03-01T00:00Z, written the way some ISO 8601 server might write them. */
-const pad = (n: number) => String(n).padStart(2, '0');
-const clock = (utcMinutes: number, offsetHours: number) => {
-  const local = utcMinutes + offsetHours * 60;
-  return `${pad(Math.floor(local / 60))}:${pad(local % 60)}:00`;
-};
-const FORMS: Array<[string, (utcMinutes: number) => string]> = [
-  ['an offset of -05:00', (m) => `2026-03-01T${clock(m, -5)}.000-05:00`],
-  ['+0000', (m) => `2026-03-01T${clock(m, 0)}+0000`],
-  ['an offset in whole hours', (m) => `2026-03-01T${clock(m, -5)}-05`],
-  ['lower-case t and z', (m) => `2026-03-01t${clock(m, 0)}z`],
-  ['a comma before the fraction', (m) => `2026-03-01T${clock(m, 0)},000Z`],
-  ['a space between date and time', (m) => `2026-03-01 ${clock(m, 0)}Z`],
+/** `utcMinutes` after 2026-03-01T00:00Z as local date and time (YYYY-MM-DDTHH:MM:SS) at a UTC offset of `offsetHours`. */
+const local = (utcMinutes: number, offsetHours: number) => new Date(Date.UTC(2026, 2, 1) + (utcMinutes + offsetHours * 60) * 60_000).toISOString().slice(0, 19);
+const LATE = 22 * 60;
+/** Ways an ISO 8601 server might write a time, and the UTC minute of the day the rows start at. */
+const FORMS: Array<[string, (utcMinutes: number) => string, number]> = [
+  ['an offset of -05:00', (m) => `${local(m, -5)}.000-05:00`, LATE],
+  ['an offset of -05:00, on the day before in local time', (m) => `${local(m, -5)}.000-05:00`, 60],
+  ['+0000', (m) => `${local(m, 0)}+0000`, LATE],
+  ['an offset in whole hours', (m) => `${local(m, -5)}-05`, LATE],
+  ['lower-case t and z', (m) => `${local(m, 0).replace('T', 't')}z`, LATE],
+  ['a comma before the fraction', (m) => `${local(m, 0)},000Z`, LATE],
+  ['a space between date and time', (m) => `${local(m, 0).replace('T', ' ')}Z`, LATE],
 ];
 
-it.each(FORMS)('the id overlap re-reads late-visible ids when the API writes timestamps with %s', async (_form, write) => {
-  // ISO 8601 allows many forms: 17:00-05:00 is 22:00Z. Compared as text with the overlap's start
-  // (21:00:00.000Z), or through SQLite's julianday, which refuses +0000, every stored row looked
-  // older than the window, so the next read started after the max stored id and id 3, visible
-  // late, was never read. Late in the day, the overlap's start shares the rows' date.
-  const all = [transaction(1, write(22 * 60)), transaction(2, write(22 * 60 + 55)), transaction(3, write(22 * 60 + 58)), transaction(4, write(23 * 60))];
+it.each(FORMS)('the id overlap re-reads late-visible ids when the API writes timestamps with %s', async (_form, write, start) => {
+  // ISO 8601 allows many forms: 17:00-05:00 is 22:00Z. Compared as text with the overlap's start,
+  // or through SQLite's julianday, which refuses +0000, every stored row looked older than the
+  // window, so the next read started after the max stored id and id 3, visible late, was never
+  // read. Rows late in the UTC day share the overlap start's date; early ones at -05:00 are dated
+  // the day before.
+  const all = [transaction(1, write(start)), transaction(2, write(start + 55)), transaction(3, write(start + 58)), transaction(4, write(start + 60))];
   let visible = all.filter((t) => t.id !== 3);
   // One page per answer, filtered by since_id like the API: ids after it, newest first.
   const answer = (req: IncomingMessage, res: ServerResponse): void => {

@@ -1,4 +1,5 @@
 import type { Transaction } from '../../api/types.js';
+import { isoToMicros } from '../../isoTimestamp.js';
 import type { WriteJob } from '../types.js';
 
 export type CreditProof = { proved: true; transaction: Transaction } | { proved: false; reason: string };
@@ -42,7 +43,8 @@ export function findCreditProof(evidence: CreditEvidence): CreditProof {
   const points = Number(job.payload.points);
   const reason = String(job.payload.reason);
   const candidates = transactions.filter((t) => {
-    const created = Date.parse(t.created_at);
+    const micros = isoToMicros(t.created_at);
+    const created = micros === null ? Number.NaN : micros / 1000;
     const inWindow = created >= since.getTime() && (until === undefined || created <= until.getTime());
     return t.customer?.id === customerId && inWindow && isPointsCredit(t, points) && t.activity?.rule?.title === reason;
   });

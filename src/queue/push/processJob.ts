@@ -69,9 +69,11 @@ async function handleFailure(deps: PushDeps, job: WriteJob, error: ApiError, log
   const ambiguous = error.kind === 'ambiguous';
   if (ambiguous && (job.kind === 'add_points' || job.kind === 'claim_reward')) return settleUnknownCredit(deps, job, failure, logger);
   const now = deps.now();
-  // Rate limits and an unreachable API only delay a job: nothing was done with it, and giving up would
-  // leave every queued write dead after a few minutes' outage, for someone to requeue by hand.
-  if (job.attempts >= deps.config.push.maxAttempts && !leftUntouched(error)) {
+  // Rate limits and an unreachable API only delay a job, and are not counted as attempts: nothing was
+  // done with it, and giving up would leave every queued write dead after a few minutes' outage, for
+  // someone to requeue by hand.
+  const untouched = leftUntouched(error);
+  if (job.attempts >= deps.config.push.maxAttempts && !untouched) {
     // An order whose last attempt may have landed is not dead: only a lookup can tell.
     if (job.kind === 'create_order' && (ambiguous || job.inDoubt)) {
       markUnknown(deps.db, { ...failure, now });
@@ -83,7 +85,7 @@ async function handleFailure(deps: PushDeps, job: WriteJob, error: ApiError, log
   }
   // At least a millisecond on: a job retried is due after the push that failed it began, so it waits for the next push.
   const retryAt = new Date(now.getTime() + Math.max(1, backoffMs(job.attempts, deps.config.push, error.retryAfterMs)));
-  failJob(deps.db, { ...failure, retryAt, inDoubt: ambiguous, now });
+  failJob(deps.db, { ...failure, retryAt, inDoubt: ambiguous, untouched, now });
   logger.debug({ attempts: job.attempts, retryAt: retryAt.toISOString() }, `will retry: ${failure.message}`);
   return 'retried';
 }
