@@ -3,6 +3,7 @@ import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import { isoToMicros } from '../isoTimestamp.js';
 import { migrate } from './migrate.js';
+import { sameJson } from './sameJson.js';
 
 export type Db = Database.Database;
 
@@ -26,6 +27,8 @@ export function openDatabase(path: string, options: OpenOptions = {}): Db {
   db.pragma(`busy_timeout = ${options.busyTimeoutMs ?? 10_000}`);
   // The API's timestamps are ISO 8601 in any form; SQLite's own date functions read only some of them.
   db.function('iso_micros', { deterministic: true }, (text: unknown) => (typeof text === 'string' ? isoToMicros(text) : null));
+  // A record re-read with its members in another order is unchanged; SQLite only compares text.
+  db.function('same_json', { deterministic: true }, (left: unknown, right: unknown) => (typeof left === 'string' && typeof right === 'string' && sameJson(left, right) ? 1 : 0));
   if (!options.readonly) {
     // Rows carry their whole JSON record (about 700 bytes for a transaction): 16 KiB pages hold
     // more of them per page, which cut a first sync's storage CPU by 5-10% (storage-only runs). SQLite applies

@@ -1,6 +1,7 @@
 import type { StreamDefinition } from '../streams/index.js';
 import type { Db } from './open.js';
 import { recordToRow } from './recordToRow.js';
+import { sameJson } from './sameJson.js';
 
 export interface UpsertResult {
   inserted: number;
@@ -23,8 +24,9 @@ export function nextChangeSeq(db: Db): number {
 
 /**
  * Returns a function that upserts a batch of records of one stream (not unsubscribes, whose
- * tombstone columns need their own statement). A row whose `raw` is unchanged is left alone,
- * so re-reading overlap windows neither rewrites rows nor marks them changed for exports.
+ * tombstone columns need their own statement). A row whose `raw` holds the same JSON (members in
+ * any order) is left alone, so re-reading overlap windows neither rewrites rows nor marks them
+ * changed for exports.
  * Call it inside a transaction.
  */
 export function createUpserter(db: Db, stream: StreamDefinition): (records: readonly ApiRecord[], changeSeq: number, now: string) => UpsertResult {
@@ -32,7 +34,7 @@ export function createUpserter(db: Db, stream: StreamDefinition): (records: read
   // New rows (the bulk of a first sync) cost one statement; only an id already stored costs a second one.
   const insert = db.prepare(`INSERT INTO ${stream.name} (${names.join(', ')}) VALUES (${names.map(() => '?').join(', ')}) ON CONFLICT (id) DO NOTHING`);
   const update = db.prepare(
-    `UPDATE ${stream.name} SET ${names.slice(1).map((name) => `${name} = ?`).join(', ')} WHERE id = ? AND raw IS NOT ?`,
+    `UPDATE ${stream.name} SET ${names.slice(1).map((name) => `${name} = ?`).join(', ')} WHERE id = ? AND raw IS NOT ? AND NOT same_json(raw, ?)`,
   );
 
   return (records, changeSeq, now) => {
@@ -42,7 +44,7 @@ export function createUpserter(db: Db, stream: StreamDefinition): (records: read
       for (const name of missing) result.missingColumns.add(name);
       const raw = JSON.stringify(record);
       if (insert.run(record.id, ...values, raw, now, changeSeq).changes > 0) result.inserted += 1;
-      else if (update.run(...values, raw, now, changeSeq, record.id, raw).changes > 0) result.updated += 1;
+      else if (update.run(...values, raw, now, changeSeq, record.id, raw, raw).changes > 0) result.updated += 1;
       else result.unchanged += 1;
     }
     return result;
@@ -57,7 +59,7 @@ export function createUpserter(db: Db, stream: StreamDefinition): (records: read
  */
 export function createUnsubscribeUpserter(db: Db, stream: StreamDefinition): (records: readonly ApiRecord[], changeSeq: number, now: string) => UpsertResult {
   const typed = stream.columns.map((column) => column.name);
-  const changed = 'unsubscribes.raw IS NOT excluded.raw OR unsubscribes.removed_at IS NOT NULL';
+  const changed = '(unsubscribes.raw IS NOT excluded.raw AND NOT same_json(unsubscribes.raw, excluded.raw)) OR unsubscribes.removed_at IS NOT NULL';
   const upsert = db.prepare(
     `INSERT INTO unsubscribes (id, ${typed.join(', ')}, first_seen_at, last_seen_at, removed_at, raw, _synced_at, _change_seq)
      VALUES (?, ${typed.map(() => '?').join(', ')}, ?, ?, NULL, ?, ?, ?)
@@ -80,7 +82,7 @@ export function createUnsubscribeUpserter(db: Db, stream: StreamDefinition): (re
       const before = current.get(record.id) as { raw: string; removed_at: string | null } | undefined;
       upsert.run(record.id, ...values, now, now, raw, now, changeSeq);
       if (before === undefined) result.inserted += 1;
-      else if (before.raw !== raw || before.removed_at !== null) result.updated += 1;
+      else if ((before.raw !== raw && !sameJson(before.raw, raw)) || before.removed_at !== null) result.updated += 1;
       else result.unchanged += 1;
     }
     return result;
