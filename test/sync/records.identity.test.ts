@@ -64,3 +64,22 @@ it('sameJson ignores member order only', () => {
   expect(sameJson('{"a":"1"}', '{"a":1}')).toBe(false);
   expect(sameJson('{"a":1}', 'not json')).toBe(false);
 });
+
+it('an id beyond 2^53 fails the stream with a sentence saying so, and stores nothing of the page', async () => {
+  const answer = (_req: IncomingMessage, res: ServerResponse): void => {
+    res.writeHead(200, { 'content-type': 'application/json' });
+    // Written by hand: JSON.stringify could not write this number exactly.
+    res.end(`{"transactions":[${JSON.stringify(transaction(1, 5))},${JSON.stringify(transaction(2, 5)).replace('"id":2,', '"id":9007199254740993,')}],"cursor":{"prev":null,"next":null}}`);
+  };
+  server = await scriptedServer([answer]);
+  const { db } = freshMirror();
+  const config = testConfig({ url: server.url, keys: { full: 'sk_test_big_ids', readOnly: '' } }, ':memory:');
+  const { logger } = recordingLogger();
+  const client = testClient(config, logger);
+  const result = await runSync({ db, client, config, logger, streams: ['transactions'] });
+  expect(result.ok).toBe(false);
+  expect(result.streams[0].error).toMatch(/transactions list returned an id beyond 2\^53 \(about 9007199254740992\).*up to 9007199254740991/);
+  expect(db.prepare('SELECT count(*) FROM transactions').pluck().get()).toBe(0);
+  await client.close();
+  db.close();
+});
