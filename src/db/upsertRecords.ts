@@ -59,15 +59,14 @@ export function createUpserter(db: Db, stream: StreamDefinition): (records: read
  */
 export function createUnsubscribeUpserter(db: Db, stream: StreamDefinition): (records: readonly ApiRecord[], changeSeq: number, now: string) => UpsertResult {
   const typed = stream.columns.map((column) => column.name);
-  const changed = '(unsubscribes.raw IS NOT excluded.raw AND NOT same_json(unsubscribes.raw, excluded.raw)) OR unsubscribes.removed_at IS NOT NULL';
   const upsert = db.prepare(
     `INSERT INTO unsubscribes (id, ${typed.join(', ')}, first_seen_at, last_seen_at, removed_at, raw, _synced_at, _change_seq)
      VALUES (?, ${typed.map(() => '?').join(', ')}, ?, ?, NULL, ?, ?, ?)
      ON CONFLICT (id) DO UPDATE SET
        ${typed.map((name) => `${name} = excluded.${name}`).join(', ')},
        last_seen_at = excluded.last_seen_at,
-       _synced_at = CASE WHEN ${changed} THEN excluded._synced_at ELSE unsubscribes._synced_at END,
-       _change_seq = CASE WHEN ${changed} THEN excluded._change_seq ELSE unsubscribes._change_seq END,
+       _synced_at = CASE WHEN @changed THEN excluded._synced_at ELSE unsubscribes._synced_at END,
+       _change_seq = CASE WHEN @changed THEN excluded._change_seq ELSE unsubscribes._change_seq END,
        raw = excluded.raw,
        removed_at = NULL`,
   );
@@ -80,9 +79,11 @@ export function createUnsubscribeUpserter(db: Db, stream: StreamDefinition): (re
       for (const name of missing) result.missingColumns.add(name);
       const raw = JSON.stringify(record);
       const before = current.get(record.id) as { raw: string; removed_at: string | null } | undefined;
-      upsert.run(record.id, ...values, now, now, raw, now, changeSeq);
+      // A return, or a record whose JSON changed (members in any order), is news for exports.
+      const changed = before !== undefined && ((before.raw !== raw && !sameJson(before.raw, raw)) || before.removed_at !== null);
+      upsert.run(record.id, ...values, now, now, raw, now, changeSeq, { changed: changed ? 1 : 0 });
       if (before === undefined) result.inserted += 1;
-      else if ((before.raw !== raw && !sameJson(before.raw, raw)) || before.removed_at !== null) result.updated += 1;
+      else if (changed) result.updated += 1;
       else result.unchanged += 1;
     }
     return result;

@@ -1,7 +1,7 @@
 import type { Db } from '../db/open.js';
 import { isoToMicros } from '../isoTimestamp.js';
 import type { StreamDefinition } from '../streams/index.js';
-import { shiftIso, type WindowIds } from './watermarks.js';
+import type { WindowIds } from './watermarks.js';
 
 /** Wider than any UTC offset isoToMicros reads (up to ±23:59). */
 const ANY_UTC_OFFSET_MS = 24 * 60 * 60 * 1000;
@@ -24,11 +24,11 @@ export function maxStoredId(db: Db, stream: StreamDefinition): number | null {
 export function windowIds(db: Db, stream: StreamDefinition, createdFrom: string | null): WindowIds {
   const maxId = maxStoredId(db, stream);
   const fromMicros = createdFrom === null ? null : isoToMicros(createdFrom);
-  if (maxId === null || createdFrom === null || fromMicros === null) return { firstIdInWindow: null, storedIdBelow: null, maxStoredId: maxId };
+  if (maxId === null || fromMicros === null) return { firstIdInWindow: null, storedIdBelow: null, maxStoredId: maxId };
   // Stored created_at is the API's text, in whatever ISO 8601 form it chose (07:00-05:00 is 12:00Z), so
   // text order is not time order. The index narrows by the date alone, a day earlier than any offset can
   // move it, whatever separates date and time; iso_micros (see openDatabase) decides.
-  const narrowFromDate = shiftIso(createdFrom, -ANY_UTC_OFFSET_MS)!.slice(0, 10);
+  const narrowFromDate = new Date(Math.floor(fromMicros / 1000) - ANY_UTC_OFFSET_MS).toISOString().slice(0, 10);
   const first =
     (db
       .prepare(`SELECT min(id) FROM ${stream.name} WHERE created_at >= ? AND iso_micros(created_at) >= ?`)

@@ -84,3 +84,16 @@ function deepEqual(a: unknown, b: unknown): boolean {
   if (keysA.length !== keysB.length) return false;
   return keysA.every((key) => Object.hasOwn(b, key) && deepEqual((a as Record<string, unknown>)[key], (b as Record<string, unknown>)[key]));
 }
+
+/** A transaction as the API lists it, for scripted servers; `fields` replace or add members. */
+export function apiTransaction(id: number, fields: Record<string, unknown> = {}): { id: number } & Record<string, unknown> {
+  return {
+    id,
+    customer: { id: 1, merchant_id: 'c1', email: 'c1@example.com', points_pending: 0, points_approved: 0, points_spent: 0 },
+    points_approved: 1,
+    points_pending: 0,
+    created_at: '2026-03-01T12:00:00.000Z',
+    resource: 'activity',
+    ...fields,
+  };
+}

@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { afterEach, expect, it } from 'vitest';
 import { runSync } from '../../src/sync/index.js';
 import { scriptedServer, type ScriptedServer } from '../api/helpers.js';
-import { recordingLogger, testClient, testConfig } from '../helpers/sync.js';
+import { apiTransaction, recordingLogger, testClient, testConfig } from '../helpers/sync.js';
 import { freshMirror } from '../helpers/tempDir.js';
 
 let server: ScriptedServer | undefined;
@@ -11,14 +11,7 @@ afterEach(async () => {
   server = undefined;
 });
 
-const transaction = (id: number, createdAt: string) => ({
-  id,
-  customer: { id: 1, merchant_id: 'c1', email: 'c1@example.com', points_pending: 0, points_approved: 0, points_spent: 0 },
-  points_approved: 1,
-  points_pending: 0,
-  created_at: createdAt,
-  resource: 'activity',
-});
+const transaction = (id: number, createdAt: string) => apiTransaction(id, { created_at: createdAt });
 
 /** `utcMinutes` after 2026-03-01T00:00Z as local date and time (YYYY-MM-DDTHH:MM:SS) at a UTC offset of `offsetHours`. */
 const local = (utcMinutes: number, offsetHours: number) => new Date(Date.UTC(2026, 2, 1) + (utcMinutes + offsetHours * 60) * 60_000).toISOString().slice(0, 19);

@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { afterEach, expect, it } from 'vitest';
 import { runSync } from '../../src/sync/index.js';
 import { scriptedServer, type ScriptedServer } from '../api/helpers.js';
-import { recordingLogger, testClient, testConfig } from '../helpers/sync.js';
+import { apiTransaction, recordingLogger, testClient, testConfig } from '../helpers/sync.js';
 import { freshMirror } from '../helpers/tempDir.js';
 
 let server: ScriptedServer | undefined;
@@ -11,21 +11,12 @@ afterEach(async () => {
   server = undefined;
 });
 
-const transaction = (id: number) => ({
-  id,
-  customer: { id: 1, merchant_id: 'c1', email: 'c1@example.com', points_pending: 0, points_approved: 0, points_spent: 0 },
-  points_approved: 1,
-  points_pending: 0,
-  created_at: '2026-03-01T12:00:00.000Z',
-  resource: 'activity',
-});
-
 it('a list whose tail hands out a new cursor on every empty page ends after three empty pages', async () => {
   // The spec promises only that a null cursor ends a list; this server's tail cursor carries a counter.
   let calls = 0;
   const answer = (_req: IncomingMessage, res: ServerResponse): void => {
     calls += 1;
-    const items = calls === 1 ? [transaction(1), transaction(2)] : calls === 3 ? [transaction(3)] : [];
+    const items = calls === 1 ? [apiTransaction(1), apiTransaction(2)] : calls === 3 ? [apiTransaction(3)] : [];
     res.writeHead(200, { 'content-type': 'application/json' });
     res.end(JSON.stringify({ transactions: items, cursor: { prev: null, next: `tail-${calls}` } }));
   };

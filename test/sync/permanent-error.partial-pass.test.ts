@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { afterEach, expect, it } from 'vitest';
 import { runSync } from '../../src/sync/index.js';
 import { scriptedServer, type ScriptedServer } from '../api/helpers.js';
-import { recordingLogger, testClient, testConfig } from '../helpers/sync.js';
+import { apiTransaction, recordingLogger, testClient, testConfig } from '../helpers/sync.js';
 import { freshMirror } from '../helpers/tempDir.js';
 
 let server: ScriptedServer | undefined;
@@ -13,14 +13,7 @@ afterEach(async () => {
 
 const HOUR = 3_600_000;
 const BASE = Date.parse('2026-03-01T00:00:00.000Z');
-const transaction = (id: number, hours: number) => ({
-  id,
-  customer: { id: 1, merchant_id: 'c1', email: 'c1@example.com', points_pending: 0, points_approved: 0, points_spent: 0 },
-  points_approved: 1,
-  points_pending: 0,
-  created_at: new Date(BASE + hours * HOUR).toISOString(),
-  resource: 'activity',
-});
+const transaction = (id: number, hours: number) => apiTransaction(id, { created_at: new Date(BASE + hours * HOUR).toISOString() });
 
 it('a pass that stored newest-first pages and then met a permanent error is resumed, not replanned past its unread rows', async () => {
   // Run 1 stores ids 1-2. Ids 3-8 arrive over ten hours. Run 2 reads them newest first (8, 7, 6),

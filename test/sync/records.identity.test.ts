@@ -3,7 +3,7 @@ import { afterEach, expect, it } from 'vitest';
 import { sameJson } from '../../src/db/sameJson.js';
 import { runSync } from '../../src/sync/index.js';
 import { scriptedServer, type ScriptedServer } from '../api/helpers.js';
-import { recordingLogger, testClient, testConfig } from '../helpers/sync.js';
+import { apiTransaction, recordingLogger, testClient, testConfig } from '../helpers/sync.js';
 import { freshMirror } from '../helpers/tempDir.js';
 
 let server: ScriptedServer | undefined;
@@ -12,15 +12,8 @@ afterEach(async () => {
   server = undefined;
 });
 
-const transaction = (id: number, points: number) => ({
-  id,
-  customer: { id: 1, merchant_id: 'c1', email: 'c1@example.com', points_pending: 0, points_approved: 0, points_spent: 0 },
-  points_approved: points,
-  points_pending: 0,
-  created_at: '2026-03-01T12:00:00.000Z',
-  resource: 'activity',
-  activity: { id: 100 + id, state: 'approved', value: points, rule: { id: 11, name: 'Order placed', title: 'Thanks' } },
-});
+const transaction = (id: number, points: number) =>
+  apiTransaction(id, { points_approved: points, activity: { id: 100 + id, state: 'approved', value: points, rule: { id: 11, name: 'Order placed', title: 'Thanks' } } });
 
 /** The same value with every object's members in reverse order, as a server with unordered maps may write it. */
 function reversed(value: unknown): unknown {
