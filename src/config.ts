@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import cron from 'node-cron';
+import { parseExportTarget } from './export/target.js';
 
 /** Every setting of loyalty-sync. `config/default.json` holds the defaults; see the README for each key. */
 export interface Config {
@@ -29,6 +30,19 @@ export interface Config {
     retainRuns: number;
     csvFormulaGuard: boolean;
     parquetRowGroupSize: number;
+    /** Publication target `s3://BUCKET/PREFIX`; empty keeps exports local. */
+    url: string;
+    /** With a target: keep the run's files under `dir` too (false: only the bucket holds them). */
+    keepLocal: boolean;
+    s3: {
+      /** Custom endpoint (MinIO, R2, GCS, Swift); empty: AWS_ENDPOINT_URL_S3, AWS_ENDPOINT_URL, else AWS S3 itself. */
+      endpoint: string;
+      /** Empty: AWS_REGION, else us-east-1. */
+      region: string;
+      forcePathStyle: boolean;
+      /** Files larger than one part go up as a multipart upload in parts of this size. */
+      partSizeMiB: number;
+    };
   };
   schedule: { timezone: string; sync: string; push: string; refresh: string; export: string };
   runtime: { lockLeaseSeconds: number; shutdownDeadlineSeconds: number };
@@ -52,6 +66,7 @@ const ENV_OVERRIDES: ReadonlyArray<[variable: string, path: string]> = [
   ['LOYALTY_BASE_URL', 'api.baseUrl'],
   ['LOYALTY_DB', 'db.path'],
   ['LOYALTY_EXPORT_DIR', 'export.dir'],
+  ['LOYALTY_EXPORT_URL', 'export.url'],
   ['LOG_LEVEL', 'log.level'],
 ];
 
@@ -161,6 +176,10 @@ function validate(config: Config): void {
   if (config.export.formats.length === 0) throw new ConfigError('Config key "export.formats" is empty; expected at least one of csv, parquet.');
   integer('export.retainRuns', config.export.retainRuns, 1);
   integer('export.parquetRowGroupSize', config.export.parquetRowGroupSize, 1000);
+  if (config.export.url !== '') parseTargetOrThrow(config.export.url, 'Config key "export.url" (or LOYALTY_EXPORT_URL)');
+  validateEndpoint(config.export.s3.endpoint);
+  // S3 allows 5 MiB to 5 GiB per part; 10,000 parts of the largest size cover any export file.
+  integer('export.s3.partSizeMiB', config.export.s3.partSizeMiB, 5, 5120);
   validateTimezone(config.schedule.timezone);
   for (const job of ['sync', 'push', 'refresh', 'export'] as const) {
     const expression = config.schedule[job];
@@ -191,6 +210,27 @@ function validateBaseUrl(value: string): void {
     throw new ConfigError(`Config key "api.baseUrl" (or LOYALTY_BASE_URL) is "${value}"; expected https, since plain http is allowed only for loopback addresses.`);
   }
   throw new ConfigError(`Config key "api.baseUrl" (or LOYALTY_BASE_URL) is "${value}"; expected an http(s) URL.`);
+}
+
+function parseTargetOrThrow(value: string, field: string): void {
+  try {
+    parseExportTarget(value, field);
+  } catch (error) {
+    throw new ConfigError((error as Error).message);
+  }
+}
+
+function validateEndpoint(value: string): void {
+  if (value === '') return;
+  let url: URL | null = null;
+  try {
+    url = new URL(value);
+  } catch {
+    // Reported below.
+  }
+  if (url === null || (url.protocol !== 'https:' && url.protocol !== 'http:')) {
+    throw new ConfigError(`Config key "export.s3.endpoint" is "${value}"; expected an http(s) URL such as https://storage.googleapis.com.`);
+  }
 }
 
 function validateTimezone(value: string): void {

@@ -1,22 +1,34 @@
 import { join, resolve } from 'node:path';
 import { EXPORT_FORMATS, type ExportFormat } from '../config.js';
 import { EXPORT_TABLES, isExportTable, runExport, type ExportTable } from '../export/index.js';
+import { parseExportTarget, type ExportTarget } from '../export/target.js';
 import { parseCommandArgs } from './args.js';
 import { openMirror, type CommandContext } from './context.js';
 import { EXIT_FAILED, EXIT_OK, UsageError } from './errors.js';
 
-const USAGE = `Usage: loyalty-sync export [--format csv,parquet] [--table NAME]... [--since-last]
+const USAGE = `Usage: loyalty-sync export [--format csv,parquet] [--table NAME]... [--since-last] [--to s3://BUCKET/PREFIX]
 
 Write one consistent snapshot of the mirror: every file is read inside one SQLite read
 transaction, written under a temporary name and renamed into place, and the manifest
 (EXPORT_DIR/manifests/RUNID.json, and latest.json) is written last.
+
+With a target (--to, or config export.url / LOYALTY_EXPORT_URL), the run is also published to
+S3-compatible object storage with the same layout under PREFIX: every data file is uploaded and
+confirmed first, then manifests/RUNID.json, then manifests/latest.json, so a loader that starts
+from a manifest never sees a partial run. Leftovers of failed runs are removed by the next export;
+export.retainRuns applies in the bucket too. Credentials come only from the AWS provider chain
+(AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY, AWS_PROFILE, web identity, container or instance role);
+the endpoint from export.s3.endpoint, AWS_ENDPOINT_URL_S3 or AWS_ENDPOINT_URL.
 
 Options:
   --format LIST   csv, parquet or csv,parquet (default: config export.formats)
   --table NAME    export only this table (repeatable): ${EXPORT_TABLES.join(', ')}
                   (default: the five streams; write_jobs only when named)
   --since-last    only rows inserted or changed since the previous successful export
+  --to URL        publish to s3://BUCKET/PREFIX (default: config export.url; none keeps it local)
   --help          show this help
+
+Exit codes: 0 written (and published); 1 the export or its publication failed; 2 bad usage.
 `;
 
 /** `export`: prints the manifest path and one line per file; exit 1 with one sentence on failure. */
@@ -25,6 +37,7 @@ export async function exportCommand(argv: string[], ctx: CommandContext): Promis
     format: { type: 'string' },
     table: { type: 'string', multiple: true },
     'since-last': { type: 'boolean' },
+    to: { type: 'string' },
     help: { type: 'boolean', short: 'h' },
   });
   if (values.help) {
@@ -33,6 +46,7 @@ export async function exportCommand(argv: string[], ctx: CommandContext): Promis
   }
   const formats = values.format === undefined ? undefined : parseFormats(values.format);
   const tables = values.table?.map(parseTable);
+  const target = values.to === undefined ? undefined : parseTarget(values.to);
 
   const db = openMirror(ctx);
   // Ctrl-C or SIGTERM stops between chunks and removes the run's temporary files; a second signal kills as usual.
@@ -41,11 +55,13 @@ export async function exportCommand(argv: string[], ctx: CommandContext): Promis
   process.once('SIGINT', onSignal);
   process.once('SIGTERM', onSignal);
   try {
-    const report = await runExport({ db, config: ctx.config, logger: ctx.logger, formats, tables, sinceLast: values['since-last'] === true, signal: stop.signal });
-    ctx.stdout.write(`manifest: ${report.manifestPath} (${report.kind})\n`);
-    const root = resolve(ctx.config.export.dir);
+    const report = await runExport({ db, config: ctx.config, logger: ctx.logger, formats, tables, target, sinceLast: values['since-last'] === true, signal: stop.signal });
+    const { publication } = report;
+    if (publication === null || publication.keptLocal) ctx.stdout.write(`manifest: ${report.manifestPath} (${report.kind})\n`);
+    if (publication !== null) ctx.stdout.write(`published: ${publication.manifestUrl} (${report.kind}, ${publication.files} files, ${publication.bytes} bytes)\n`);
+    const base = publication !== null && !publication.keptLocal ? publication.url : resolve(ctx.config.export.dir);
     for (const file of report.files) {
-      ctx.stdout.write(`${file.table} ${file.format}: ${file.rows} rows, ${file.bytes} bytes, ${join(root, file.path)}\n`);
+      ctx.stdout.write(`${file.table} ${file.format}: ${file.rows} rows, ${file.bytes} bytes, ${publication !== null && !publication.keptLocal ? `${base}/${file.path}` : join(base, file.path)}\n`);
     }
     return EXIT_OK;
   } catch (error) {
@@ -67,6 +83,14 @@ function parseFormats(value: string): ExportFormat[] {
     if (found === undefined) throw new UsageError(`--format contains "${format}"; expected ${EXPORT_FORMATS.join(', ')} (comma-separated).`);
     return found;
   });
+}
+
+function parseTarget(value: string): ExportTarget {
+  try {
+    return parseExportTarget(value, '--to');
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
 }
 
 function parseTable(value: string): ExportTable {

@@ -1,5 +1,5 @@
 import type { Db } from '../db/open.js';
-import { lastExport, type LastExport } from '../export/index.js';
+import { lastExport, lastPublication, type LastExport, type LastPublication } from '../export/index.js';
 import { JOB_STATES, queueCounts, type QueueCounts } from '../queue/index.js';
 import { readLockHolder, type LockHolder } from '../runtime/lock.js';
 import { readSyncStatus, type StreamStatus } from '../sync/index.js';
@@ -13,6 +13,7 @@ Show what an operator asks first:
   per stream: rows in the mirror, watermark, last success and its age (the lag), last error;
   the write queue: jobs per state and the oldest queued job;
   the last export and its manifest;
+  the last publication to object storage: target, run, files, bytes, when, and whether it completed;
   whether a loyalty-sync process (e.g. \`run\`) holds the mirror's writer lock.
 
 Options:
@@ -26,6 +27,8 @@ export interface StatusReport {
   streams: StreamStatus[];
   queue: QueueCounts;
   lastExport: LastExport | null;
+  /** The newest publication to object storage (export.url or --to), complete or not. */
+  lastPublication: LastPublication | null;
   /** The process holding the writer lock (syncing or pushing), or null. */
   lock: LockHolder | null;
 }
@@ -36,13 +39,14 @@ export function collectStatus(db: Db, now: Date = new Date()): StatusReport {
     streams: readSyncStatus(db, now),
     queue: queueCounts(db),
     lastExport: lastExport(db),
+    lastPublication: lastPublication(db),
     lock: readLockHolder(db, undefined, now),
   };
 }
 
 /** One text block per section of the report, blank-line separated; a new section adds its block here. */
 export function renderStatus(status: StatusReport): string {
-  const sections = [renderStreams(status.streams), renderQueue(status.queue), renderExport(status.lastExport), renderLock(status.lock)];
+  const sections = [renderStreams(status.streams), renderQueue(status.queue), renderExport(status.lastExport), renderPublication(status.lastPublication), renderLock(status.lock)];
   return `${sections.join('\n\n')}\n`;
 }
 
@@ -55,6 +59,13 @@ function renderQueue(queue: QueueCounts): string {
 function renderExport(last: LastExport | null): string {
   if (last === null) return 'Last export\nnone yet';
   return `Last export\n${last.runId} (${last.kind}) finished ${last.finishedAt}\nmanifest: ${last.manifestPath}`;
+}
+
+function renderPublication(last: LastPublication | null): string {
+  if (last === null) return 'Last publication\nnone (exports stay local unless export.url or --to names a bucket)';
+  const when = last.finishedAt === null ? `started ${last.startedAt}` : `finished ${last.finishedAt}`;
+  const outcome = last.status === 'completed' ? 'completed' : `${last.status.toUpperCase()}${last.error ? `: ${last.error}` : ''}`;
+  return `Last publication\n${last.target} run ${last.runId}: ${outcome}\n${last.files} files, ${last.bytes} bytes, ${when}${last.manifestUrl ? `\nmanifest: ${last.manifestUrl}` : ''}`;
 }
 
 function renderLock(holder: LockHolder | null): string {

@@ -47,3 +47,23 @@ export function pidOfTmpFile(fileName: string): number | null {
   const match = /^\.tmp-(\d+)-/.exec(fileName);
   return match ? Number(match[1]) : null;
 }
+
+/** `TABLE/dt=YYYY-MM-DD/TABLE-RUNID.csv|.parquet` → its table and run, or null for any path outside the layout. */
+export function parseDataFilePath(relative: string, tables: readonly string[]): { table: string; runId: string } | null {
+  const match = /^([a-z_]+)\/dt=\d{4}-\d{2}-\d{2}\/([^/]+)$/.exec(relative);
+  if (match === null || !tables.includes(match[1])) return null;
+  const runId = runIdOfDataFile(match[1], match[2]);
+  return runId === null ? null : { table: match[1], runId };
+}
+
+/** `manifests/RUNID.json` → RUNID, or null (latest.json and anything else). */
+export function runIdOfManifestPath(relative: string): string | null {
+  const match = /^manifests\/([^/]+)\.json$/.exec(relative);
+  return match !== null && RUN_ID_PATTERN.test(match[1]) ? match[1] : null;
+}
+
+/** When a run started, read from its id (20261122T201500Z-ab12 → 2026-11-22T20:15:00Z). */
+export function runIdTime(runId: string): number {
+  const m = /^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})Z/.exec(runId);
+  return m === null ? Number.NaN : Date.UTC(+m[1], +m[2] - 1, +m[3], +m[4], +m[5], +m[6]);
+}

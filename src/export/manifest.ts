@@ -59,11 +59,16 @@ export interface Manifest {
 /** Writes manifests/RUNID.json, then latest.json as a copy, each by atomic rename; returns the manifest's relative path. */
 export async function writeManifest(root: string, manifest: Manifest): Promise<string> {
   const relative = `${MANIFEST_DIR}/${manifest.runId}.json`;
-  const text = `${JSON.stringify(manifest, null, 2)}\n`;
+  const text = manifestText(manifest);
   await mkdir(join(root, MANIFEST_DIR), { recursive: true, mode: DIR_MODE });
   await writeAtomically(root, relative, text);
   await writeAtomically(root, `${MANIFEST_DIR}/${LATEST_MANIFEST}`, text);
   return relative;
+}
+
+/** The bytes of a manifest, the same on disk and in a bucket. */
+export function manifestText(manifest: Manifest): string {
+  return `${JSON.stringify(manifest, null, 2)}\n`;
 }
 
 async function writeAtomically(root: string, relative: string, text: string): Promise<void> {

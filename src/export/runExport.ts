@@ -10,9 +10,12 @@ import { DIR_MODE, publish } from './fileSink.js';
 import { newRunId, partitionDate } from './layout.js';
 import { isProcessAlive, removeLeftovers } from './leftovers.js';
 import { MANIFEST_VERSION, writeManifest, type Manifest, type ManifestFile } from './manifest.js';
+import { BucketPublisher } from './bucket/publisher.js';
+import { completePublication, failPublication, startPublication } from './publications.js';
 import { applyRetention } from './retention.js';
 import { EXPORT_TABLES, tableSchema, type ExportTable } from './schema.js';
 import { Snapshot } from './snapshot.js';
+import { parseExportTarget, type ExportTarget } from './target.js';
 import { writeTableFile, type PendingFile } from './writeTableFile.js';
 
 export interface ExportOptions {
@@ -26,6 +29,8 @@ export interface ExportOptions {
   tables?: ExportTable[];
   /** Only rows changed since the previous successful export of each table. */
   sinceLast?: boolean;
+  /** Where to publish the run (`export --to`); default config.export.url, and none when that is empty. */
+  target?: ExportTarget;
   /** The run's clock (run id and partition date); default now. */
   now?: Date;
   signal?: AbortSignal;
@@ -33,10 +38,12 @@ export interface ExportOptions {
 
 export interface ExportReport {
   runId: string;
-  /** Absolute path of the run's manifest. */
+  /** Absolute path of the run's manifest; its s3:// URL when only the bucket keeps the run (export.keepLocal false). */
   manifestPath: string;
   files: ManifestFile[];
   kind: 'full' | 'since_last';
+  /** Set when the run was published to object storage. */
+  publication: { url: string; manifestUrl: string; files: number; bytes: number; keptLocal: boolean } | null;
 }
 
 /**
@@ -44,6 +51,11 @@ export interface ExportReport {
  * transaction. Files are written under temporary names, renamed into place together once all are
  * complete, and the manifest is written last, so a loader that follows manifests never sees a
  * partial run. Leftovers of killed runs are removed first, old runs after (retention).
+ *
+ * With a target (s3://BUCKET/PREFIX) each finished file is uploaded while the next one is written;
+ * the bucket gets the manifest once every file is confirmed there, and only then does the run take
+ * its local place (or leave no local copy, with export.keepLocal false). The run succeeds only when
+ * it is published, so a failed publication is shipped again by the next `--since-last`.
  */
 export async function runExport(options: ExportOptions): Promise<ExportReport> {
   const { db, config } = options;
@@ -55,6 +67,8 @@ export async function runExport(options: ExportOptions): Promise<ExportReport> {
   const tables = unique(options.tables ?? [...STREAM_NAMES]);
   const date = partitionDate(now);
   const requestedKind = options.sinceLast ? 'since_last' : 'full';
+  const target = options.target ?? (config.export.url === '' ? null : parseExportTarget(config.export.url, 'export.url'));
+  const keepLocal = target === null || config.export.keepLocal;
   if (db.memory || db.name === '') throw new Error('Export needs the mirror in a file, since the snapshot is read on a second connection.');
 
   await mkdir(root, { recursive: true, mode: DIR_MODE }).catch((error: NodeJS.ErrnoException) => {
@@ -63,6 +77,15 @@ export async function runExport(options: ExportOptions): Promise<ExportReport> {
   const abandonedRunIds = settleAbandonedRuns(db, new Date().toISOString(), isProcessAlive);
   const cleaned = await removeLeftovers(root, { tables: EXPORT_TABLES, abandonedRunIds, isAlive: isProcessAlive });
   if (cleaned.length > 0) logger.info({ files: cleaned.length }, `removed ${cleaned.length} leftover file(s) of interrupted exports`);
+
+  const publisher = target === null ? null : BucketPublisher.create(config.export.s3, target, logger);
+  // Before any file is written, so wrong credentials or a missing bucket cost nothing.
+  try {
+    await publisher?.removeLeftovers({ currentRunId: runId, abandonedRunIds, now: Date.now() });
+  } catch (error) {
+    publisher?.destroy();
+    throw new Error(`Export ${runId} failed: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+  }
 
   const snapshot = Snapshot.open(db.name);
   const pending: PendingFile[] = [];
@@ -75,6 +98,7 @@ export async function runExport(options: ExportOptions): Promise<ExportReport> {
     const kind = previous.size > 0 ? 'since_last' : 'full';
     const previousRunId = kind === 'since_last' ? newestRunId([...previous.values()].map((baseline) => baseline.runId)) : null;
     insertRun(db, { runId, kind, previousRunId, startedAt: now.toISOString(), formats });
+    if (publisher) startPublication(db, runId, publisher.url, new Date().toISOString());
     started = true;
 
     const outcomes: TableOutcome[] = [];
@@ -86,6 +110,8 @@ export async function runExport(options: ExportOptions): Promise<ExportReport> {
         options.signal?.throwIfAborted();
         const file = await writeTableFile(snapshot, schema, format, { root, runId, date, since, sinceRunId: baseline?.runId ?? null, config, signal: options.signal });
         pending.push(file);
+        publisher?.enqueue(file.tmpPath, file.entry, options.signal);
+        publisher?.throwIfFailed();
         rows = file.entry.rows;
         logger.info({ table: schema.table, format, rows, bytes: file.entry.bytes }, `wrote ${file.entry.path}`);
       }
@@ -95,10 +121,6 @@ export async function runExport(options: ExportOptions): Promise<ExportReport> {
     const changeSeq = snapshot.changeSeq;
     snapshot.close();
 
-    for (const file of pending) {
-      await publish(file.tmpPath, file.finalPath);
-      published.push(file.finalPath);
-    }
     const manifest: Manifest = {
       manifestVersion: MANIFEST_VERSION,
       runId,
@@ -113,25 +135,54 @@ export async function runExport(options: ExportOptions): Promise<ExportReport> {
       moneyRule: MONEY_RULE,
       files: pending.map((file) => file.entry),
     };
-    const manifestPath = join(root, await writeManifest(root, manifest));
-    manifestWritten = true;
+    let manifestUrl: string | null = null;
+    if (publisher) {
+      manifestUrl = await publisher.putManifest(manifest);
+      manifestWritten = true;
+      await publisher.finishRun(runId).catch((error: unknown) => logger.warn({ err: error }, 'could not abort an unfinished upload of this run; the next export tries again'));
+    }
+    let manifestPath = manifestUrl ?? '';
+    if (keepLocal) {
+      for (const file of pending) {
+        await publish(file.tmpPath, file.finalPath);
+        published.push(file.finalPath);
+      }
+      manifestPath = join(root, await writeManifest(root, manifest));
+      manifestWritten = true;
+    } else {
+      await Promise.all(pending.map((file) => rm(file.tmpPath, { force: true })));
+    }
     completeRun(db, runId, new Date().toISOString(), changeSeq, manifestPath, pending.length, outcomes);
+    if (publisher && manifestUrl !== null) completePublication(db, runId, new Date().toISOString(), publisher.totals.files, publisher.totals.bytes, manifestUrl);
 
     // The run is complete and published; failing to prune old runs must not undo it.
-    await applyRetention(root, config.export.retainRuns, runId).then(
-      (expired) => expired.length > 0 && logger.info({ runs: expired }, `removed ${expired.length} old export run(s)`),
-      (error: unknown) => logger.warn({ err: error }, 'could not remove old export runs; the next export tries again'),
-    );
+    const retention = [applyRetention(root, config.export.retainRuns, runId), ...(publisher ? [publisher.applyRetention(config.export.retainRuns, runId)] : [])];
+    for (const [index, pruning] of retention.entries()) {
+      const where = index === 0 ? root : (publisher?.url ?? '');
+      await pruning.then(
+        (expired) => expired.length > 0 && logger.info({ runs: expired, where }, `removed ${expired.length} old export run(s) from ${where}`),
+        (error: unknown) => logger.warn({ err: error, where }, `could not remove old export runs from ${where}; the next export tries again`),
+      );
+    }
     const totalRows = pending.reduce((sum, file) => sum + file.entry.rows, 0);
-    logger.info({ kind, files: pending.length, rows: totalRows, manifest: manifestPath }, 'export finished');
-    return { runId, manifestPath, files: manifest.files, kind };
+    logger.info({ kind, files: pending.length, rows: totalRows, manifest: manifestPath, ...(manifestUrl ? { published: manifestUrl } : {}) }, 'export finished');
+    const publication = publisher && manifestUrl !== null ? { url: publisher.url, manifestUrl, ...publisher.totals, keptLocal: keepLocal } : null;
+    return { runId, manifestPath, files: manifest.files, kind, publication };
   } catch (error) {
     if (snapshot.db.open) snapshot.close();
-    // Once the manifest is out, loaders may already be reading the files: they stay.
-    if (!manifestWritten) await Promise.all([...pending.map((file) => file.tmpPath), ...published].map((path) => rm(path, { force: true })));
+    // Once a manifest is out, loaders may already be reading the files: they stay.
+    if (!manifestWritten) {
+      await publisher?.discardRun();
+      await Promise.all([...pending.map((file) => file.tmpPath), ...published].map((path) => rm(path, { force: true })));
+    }
     const message = error instanceof Error ? error.message : String(error);
-    if (started) failRun(db, runId, new Date().toISOString(), message);
+    if (started) {
+      failRun(db, runId, new Date().toISOString(), message);
+      if (publisher) failPublication(db, runId, new Date().toISOString(), publisher.totals.files, publisher.totals.bytes, message);
+    }
     throw new Error(`Export ${runId} failed: ${message}`, { cause: error });
+  } finally {
+    publisher?.destroy();
   }
 }
 

@@ -45,7 +45,8 @@ export async function runJob(job: JobName, deps: WorkerDeps, signal?: AbortSigna
       case 'export': {
         const report = await runExport({ ...deps, logger, signal });
         const rows = report.files.reduce((sum, file) => sum + file.rows, 0);
-        return { job, ok: true, summary: `export: ${report.files.length} files, ${rows} rows, manifest ${report.manifestPath}` };
+        const published = report.publication === null ? '' : `, published to ${report.publication.manifestUrl}`;
+        return { job, ok: true, summary: `export: ${report.files.length} files, ${rows} rows, manifest ${report.manifestPath}${published}` };
       }
     }
   } catch (error) {

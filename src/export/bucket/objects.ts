@@ -1,0 +1,169 @@
+import { createHash } from 'node:crypto';
+import {
+  AbortMultipartUploadCommand,
+  DeleteObjectCommand,
+  DeleteObjectsCommand,
+  GetObjectCommand,
+  HeadObjectCommand,
+  ListMultipartUploadsCommand,
+  ListObjectsV2Command,
+  PutObjectCommand,
+  type PutObjectCommandInput,
+} from '@aws-sdk/client-s3';
+import type { Logger } from '../../log.js';
+import type { ExportTarget } from '../target.js';
+import type { BucketClient } from './client.js';
+import { BucketError, describeBucketError, isNotFound, isNotImplemented } from './errors.js';
+
+/** DeleteObjects takes at most this many keys (S3 API reference, DeleteObjects). */
+const DELETE_BATCH = 1000;
+
+export interface StoredObject {
+  /** Relative to the target's prefix, with forward slashes: the layout's own paths. */
+  path: string;
+  size: number;
+}
+
+export interface OpenUpload {
+  path: string;
+  uploadId: string;
+}
+
+/**
+ * The requests publication makes, each under the target's prefix, each turning a failure into one
+ * sentence that names the operation and the bucket. Paths in and out are relative to the prefix.
+ */
+export class BucketObjects {
+  constructor(
+    readonly client: BucketClient,
+    readonly target: ExportTarget,
+    private readonly logger: Logger,
+  ) {}
+
+  key(path: string): string {
+    return `${this.target.prefix}/${path}`;
+  }
+
+  async call<T>(operation: string, request: () => Promise<T>): Promise<T> {
+    try {
+      return await request();
+    } catch (error) {
+      if (error instanceof BucketError || (error instanceof Error && error.name === 'AbortError')) throw error;
+      throw new BucketError(describeBucketError(operation, this.target.bucket, this.client.endpointLabel, error), { cause: error });
+    }
+  }
+
+  /** Every object under the prefix, listed flat: some stores drop deep common prefixes from delimiter listings. */
+  async list(): Promise<StoredObject[]> {
+    const found: StoredObject[] = [];
+    const base = `${this.target.prefix}/`;
+    let token: string | undefined;
+    let startAfter: string | undefined;
+    for (;;) {
+      const page = await this.call('ListObjectsV2', () =>
+        this.client.s3.send(new ListObjectsV2Command({ Bucket: this.target.bucket, Prefix: base, ContinuationToken: token, StartAfter: token ? undefined : startAfter })),
+      );
+      const contents = page.Contents ?? [];
+      for (const object of contents) {
+        if (object.Key?.startsWith(base)) found.push({ path: object.Key.slice(base.length), size: object.Size ?? 0 });
+      }
+      if (!page.IsTruncated || contents.length === 0) return found;
+      // A store that truncates without a continuation token is paged by the last key seen instead.
+      token = page.NextContinuationToken || undefined;
+      startAfter = contents.at(-1)?.Key;
+    }
+  }
+
+  async readText(path: string): Promise<string> {
+    return this.call('GetObject', async () => {
+      const answer = await this.client.s3.send(new GetObjectCommand({ Bucket: this.target.bucket, Key: this.key(path) }));
+      return (await answer.Body?.transformToString('utf8')) ?? '';
+    });
+  }
+
+  /** A whole object in one PUT, checked by the store: SHA-256 on AWS, Content-MD5 elsewhere. */
+  async putBytes(path: string, body: Buffer, sha256Hex: string, extra: Partial<PutObjectCommandInput>, signal?: AbortSignal): Promise<void> {
+    const check: Partial<PutObjectCommandInput> = this.client.isAws
+      ? { ChecksumAlgorithm: 'SHA256', ChecksumSHA256: Buffer.from(sha256Hex, 'hex').toString('base64') }
+      : { ContentMD5: createHash('md5').update(body).digest('base64') };
+    await this.call('PutObject', () =>
+      this.client.s3.send(
+        new PutObjectCommand({ Bucket: this.target.bucket, Key: this.key(path), Body: body, ContentLength: body.byteLength, Metadata: { sha256: sha256Hex }, ...check, ...extra }),
+        { abortSignal: signal },
+      ),
+    );
+  }
+
+  /** Size and recorded SHA-256 of an object, or null when there is none. */
+  async head(path: string): Promise<{ size: number; sha256: string | null; eTag: string | null } | null> {
+    try {
+      const answer = await this.client.s3.send(new HeadObjectCommand({ Bucket: this.target.bucket, Key: this.key(path) }));
+      return { size: answer.ContentLength ?? -1, sha256: answer.Metadata?.sha256 ?? null, eTag: answer.ETag ?? null };
+    } catch (error) {
+      if (isNotFound(error)) return null;
+      return this.call('HeadObject', () => Promise.reject(error));
+    }
+  }
+
+  /** Deletes in batches; a store without DeleteObjects gets one DeleteObject per key. */
+  async delete(paths: readonly string[]): Promise<void> {
+    for (let start = 0; start < paths.length; start += DELETE_BATCH) {
+      const batch = paths.slice(start, start + DELETE_BATCH);
+      try {
+        const answer = await this.client.s3.send(
+          new DeleteObjectsCommand({ Bucket: this.target.bucket, Delete: { Quiet: true, Objects: batch.map((path) => ({ Key: this.key(path) })) } }),
+        );
+        const failed = (answer.Errors ?? []).filter((entry) => entry.Code !== 'NoSuchKey');
+        if (failed.length > 0) {
+          throw new BucketError(`DeleteObjects on bucket "${this.target.bucket}" left ${failed.length} object(s), e.g. ${failed[0].Key} (${failed[0].Code ?? 'no code'}).`);
+        }
+      } catch (error) {
+        if (!isNotImplemented(error)) return this.call('DeleteObjects', () => Promise.reject(error));
+        for (const path of batch) {
+          await this.call('DeleteObject', () => this.client.s3.send(new DeleteObjectCommand({ Bucket: this.target.bucket, Key: this.key(path) })));
+        }
+      }
+    }
+  }
+
+  /**
+   * Multipart uploads begun under the prefix and never completed or aborted; null when the store does
+   * not list them (an optional operation: a warning, never a failed export).
+   */
+  async openUploads(): Promise<OpenUpload[] | null> {
+    const base = `${this.target.prefix}/`;
+    const found: OpenUpload[] = [];
+    let keyMarker: string | undefined;
+    let uploadIdMarker: string | undefined;
+    try {
+      for (;;) {
+        const page = await this.client.s3.send(
+          new ListMultipartUploadsCommand({ Bucket: this.target.bucket, Prefix: base, KeyMarker: keyMarker, UploadIdMarker: uploadIdMarker }),
+        );
+        for (const upload of page.Uploads ?? []) {
+          if (upload.Key?.startsWith(base) && upload.UploadId) found.push({ path: upload.Key.slice(base.length), uploadId: upload.UploadId });
+        }
+        if (!page.IsTruncated || !page.NextKeyMarker || (page.NextKeyMarker === keyMarker && page.NextUploadIdMarker === uploadIdMarker)) return found;
+        keyMarker = page.NextKeyMarker;
+        uploadIdMarker = page.NextUploadIdMarker;
+      }
+    } catch (error) {
+      if (!isNotImplemented(error)) return this.call('ListMultipartUploads', () => Promise.reject(error));
+      this.logger.warn({ bucket: this.target.bucket }, 'the object store does not list multipart uploads; set a lifecycle rule (AbortIncompleteMultipartUpload) to clear unfinished ones');
+      return null;
+    }
+  }
+
+  async abortUpload(upload: OpenUpload): Promise<void> {
+    try {
+      await this.client.s3.send(new AbortMultipartUploadCommand({ Bucket: this.target.bucket, Key: this.key(upload.path), UploadId: upload.uploadId }));
+    } catch (error) {
+      if (isNotFound(error)) return;
+      if (isNotImplemented(error)) {
+        this.logger.warn({ bucket: this.target.bucket, path: upload.path }, 'the object store does not abort multipart uploads; a lifecycle rule (AbortIncompleteMultipartUpload) clears them');
+        return;
+      }
+      await this.call('AbortMultipartUpload', () => Promise.reject(error));
+    }
+  }
+}

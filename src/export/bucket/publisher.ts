@@ -1,0 +1,168 @@
+import { createHash } from 'node:crypto';
+import type { Config } from '../../config.js';
+import type { Logger } from '../../log.js';
+import { LATEST_MANIFEST, MANIFEST_DIR, parseDataFilePath, runIdTime } from '../layout.js';
+import { manifestText, type Manifest, type ManifestFile } from '../manifest.js';
+import { EXPORT_TABLES } from '../schema.js';
+import type { ExportTarget } from '../target.js';
+import { createBucketClient } from './client.js';
+import { readPublishedRuns } from './manifests.js';
+import { BucketObjects } from './objects.js';
+import { uploadFile } from './uploadFile.js';
+
+const HOUR_MS = 60 * 60 * 1000;
+const MIB = 1024 * 1024;
+/**
+ * Unreferenced files of a run this mirror does not know (another machine's, or a mirror since
+ * replaced) are removed only once the run is this old: no export takes a day, so such a run is dead.
+ */
+const UNKNOWN_RUN_GRACE_MS = 24 * HOUR_MS;
+
+export interface LeftoverRuns {
+  /** The run being exported now. */
+  currentRunId: string;
+  /** Runs this mirror recorded as failed or interrupted. */
+  abandonedRunIds: ReadonlySet<string>;
+  now: number;
+}
+
+export interface PublicationTotals {
+  files: number;
+  bytes: number;
+}
+
+/**
+ * Publishes one export run to `s3://BUCKET/PREFIX` with the layout and manifest of the local export.
+ * Object stores have no rename, so order gives the atomicity: every data file is uploaded and
+ * confirmed first, then manifests/RUNID.json, then manifests/latest.json. A run killed at any moment
+ * leaves latest.json on the previous complete run; what it uploaded is removed by a later export.
+ */
+export class BucketPublisher {
+  private uploads: Promise<void> = Promise.resolve();
+  private failure: { error: unknown } | null = null;
+  private readonly uploaded: string[] = [];
+  private usedMultipart = false;
+  readonly totals: PublicationTotals = { files: 0, bytes: 0 };
+
+  private constructor(
+    readonly objects: BucketObjects,
+    private readonly partSizeBytes: number,
+    private readonly logger: Logger,
+  ) {}
+
+  static create(settings: Readonly<Config['export']['s3']>, target: ExportTarget, logger: Logger): BucketPublisher {
+    const child = logger.child({ target: target.url });
+    return new BucketPublisher(new BucketObjects(createBucketClient(settings), target, child), settings.partSizeMiB * MIB, child);
+  }
+
+  get url(): string {
+    return this.objects.target.url;
+  }
+
+  /**
+   * Removes data objects that no manifest references, of runs that failed or were killed, and aborts
+   * their unfinished multipart uploads. Only keys of the layout are ever touched. Also the first
+   * request of a run, so wrong credentials or a missing bucket stop it before any file is written.
+   */
+  async removeLeftovers(runs: LeftoverRuns): Promise<{ objects: number; uploads: number }> {
+    const isDead = (runId: string): boolean =>
+      runId !== runs.currentRunId && (runs.abandonedRunIds.has(runId) || runs.now - runIdTime(runId) > UNKNOWN_RUN_GRACE_MS);
+    const stored = await this.objects.list();
+    const published = await readPublishedRuns(this.objects, stored);
+    const referenced = new Set(published.flatMap((run) => run.files ?? []));
+    const unreadable = new Set(published.filter((run) => run.files === null).map((run) => run.runId));
+    const orphans = stored
+      .map((object) => ({ path: object.path, layout: parseDataFilePath(object.path, EXPORT_TABLES) }))
+      .filter(({ path, layout }) => layout !== null && !referenced.has(path) && !unreadable.has(layout.runId) && isDead(layout.runId))
+      .map(({ path }) => path);
+    await this.objects.delete(orphans);
+    const aborted = await this.abortUploads((runId) => isDead(runId));
+    if (orphans.length + aborted > 0) this.logger.info({ objects: orphans.length, uploads: aborted }, `removed ${orphans.length} leftover object(s) and ${aborted} unfinished upload(s) of failed exports`);
+    return { objects: orphans.length, uploads: aborted };
+  }
+
+  /** Starts uploading a finished file while the next one is written; files go up one at a time, in order. */
+  enqueue(localPath: string, entry: ManifestFile, signal?: AbortSignal): void {
+    this.uploads = this.uploads.then(async () => {
+      if (this.failure !== null) return;
+      try {
+        const { multipart } = await uploadFile(this.objects, localPath, entry, this.partSizeBytes, signal);
+        this.usedMultipart ||= multipart;
+        this.uploaded.push(entry.path);
+        this.totals.files += 1;
+        this.totals.bytes += entry.bytes;
+        this.logger.debug({ path: entry.path, bytes: entry.bytes, multipart }, 'uploaded');
+      } catch (error) {
+        this.failure = { error };
+      }
+    });
+  }
+
+  /** Throws the first upload failure, so the export stops writing files no one will publish. */
+  throwIfFailed(): void {
+    if (this.failure !== null) throw this.failure.error;
+  }
+
+  /** Waits for every enqueued upload; each was confirmed by HeadObject before this resolves. */
+  async drain(): Promise<void> {
+    await this.uploads;
+    this.throwIfFailed();
+  }
+
+  /** manifests/RUNID.json, then latest.json: after this, loaders see the run. Returns the manifest's URL. */
+  async putManifest(manifest: Manifest): Promise<string> {
+    await this.drain();
+    const body = Buffer.from(manifestText(manifest));
+    const sha256 = createHash('sha256').update(body).digest('hex');
+    const runPath = `${MANIFEST_DIR}/${manifest.runId}.json`;
+    await this.objects.putBytes(runPath, body, sha256, { ContentType: 'application/json' });
+    // Readers poll latest.json: no cache may serve them an older one.
+    await this.objects.putBytes(`${MANIFEST_DIR}/${LATEST_MANIFEST}`, body, sha256, { ContentType: 'application/json', CacheControl: 'no-cache' });
+    this.totals.bytes += body.byteLength * 2;
+    return `${this.url}/${runPath}`;
+  }
+
+  /** Aborts this run's own unfinished uploads: a retried CreateMultipartUpload can leave one behind. */
+  async finishRun(runId: string): Promise<void> {
+    if (this.usedMultipart) await this.abortUploads((uploadRunId) => uploadRunId === runId);
+  }
+
+  /** After a failure before the manifest: removes what this run uploaded (a later export would, too). */
+  async discardRun(): Promise<void> {
+    await this.uploads;
+    await this.objects.delete(this.uploaded).catch((error: unknown) => this.logger.warn({ err: error }, 'could not remove the objects of the failed run; the next export removes them'));
+  }
+
+  /**
+   * Keeps the newest `keep` runs and the current one; deletes older runs' files in batches, never a
+   * file that a kept manifest lists, then their manifests. Returns the run ids removed.
+   */
+  async applyRetention(keep: number, currentRunId: string): Promise<string[]> {
+    const runs = (await readPublishedRuns(this.objects, await this.objects.list())).filter((run) => run.files !== null);
+    const kept = new Set([currentRunId, ...runs.slice(-keep).map((run) => run.runId)]);
+    const expired = runs.filter((run) => !kept.has(run.runId));
+    if (expired.length === 0) return [];
+    const keptFiles = new Set(runs.filter((run) => kept.has(run.runId)).flatMap((run) => run.files ?? []));
+    const files = expired.flatMap((run) => run.files ?? []).filter((path) => !keptFiles.has(path) && parseDataFilePath(path, EXPORT_TABLES) !== null);
+    await this.objects.delete(files);
+    // Manifests go last: if this is interrupted, the next export still knows the remaining files.
+    await this.objects.delete(expired.map((run) => `${MANIFEST_DIR}/${run.runId}.json`));
+    return expired.map((run) => run.runId);
+  }
+
+  private async abortUploads(matches: (runId: string) => boolean): Promise<number> {
+    const open = await this.objects.openUploads();
+    let aborted = 0;
+    for (const upload of open ?? []) {
+      const layout = parseDataFilePath(upload.path, EXPORT_TABLES);
+      if (layout === null || !matches(layout.runId)) continue;
+      await this.objects.abortUpload(upload);
+      aborted += 1;
+    }
+    return aborted;
+  }
+
+  destroy(): void {
+    this.objects.client.s3.destroy();
+  }
+}

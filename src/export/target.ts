@@ -1,0 +1,35 @@
+/** Where a run is published besides (or instead of) the local export folder: `s3://BUCKET/PREFIX`. */
+export interface ExportTarget {
+  bucket: string;
+  /** Without leading or trailing slash; never empty, so the layout's keys never sit at a bucket's root. */
+  prefix: string;
+  /** As the user wrote it, normalised: s3://BUCKET/PREFIX. */
+  url: string;
+}
+
+// S3's bucket naming rules (the strictest the supported stores share): 3-63 characters of lower-case
+// letters, digits, dots and hyphens, starting and ending with a letter or digit.
+const BUCKET_NAME = /^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/;
+
+/**
+ * Parses `s3://BUCKET/PREFIX`. A prefix is required: the export deletes leftovers and expired runs by
+ * key, and a prefix keeps that away from whatever else the bucket holds. Throws one sentence naming
+ * `field` and the value.
+ */
+export function parseExportTarget(value: string, field: string): ExportTarget {
+  const fail = (expected: string): never => {
+    throw new Error(`${field} is "${value}"; expected ${expected}.`);
+  };
+  const match = /^([a-zA-Z][a-zA-Z0-9+.-]*):\/\/([^/]*)(?:\/(.*))?$/.exec(value);
+  if (match === null) return fail('s3://BUCKET/PREFIX, e.g. s3://analytics-exports/loyalty');
+  const [, scheme, bucket, rawPrefix = ''] = match;
+  if (scheme !== 's3') return fail(`an s3:// URL (s3://BUCKET/PREFIX; "${scheme}://" is not supported: for GCS, R2 or MinIO use s3:// with export.s3.endpoint)`);
+  if (bucket === '') return fail('a bucket name after s3://, as in s3://BUCKET/PREFIX');
+  if (!BUCKET_NAME.test(bucket) || bucket.includes('..')) return fail(`a bucket name of 3 to 63 lower-case letters, digits, dots and hyphens ("${bucket}" is not one)`);
+  const prefix = rawPrefix.replace(/^\/+|\/+$/g, '');
+  if (prefix === '') return fail(`a prefix after the bucket, as in s3://${bucket}/loyalty, so the export never writes or deletes at the bucket's root`);
+  const segments = prefix.split('/');
+  if (segments.some((segment) => segment === '' || segment === '.' || segment === '..')) return fail('a prefix without empty, "." or ".." segments');
+  if (/[\u0000-\u001f\u007f\\]/.test(prefix)) return fail('a prefix without control characters or backslashes');
+  return { bucket, prefix, url: `s3://${bucket}/${prefix}` };
+}

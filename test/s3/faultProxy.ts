@@ -1,0 +1,96 @@
+import { createServer, request, type IncomingMessage, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+/** What the proxy does to one write (PUT, POST or DELETE); reads always pass. */
+export type WriteFault = 'pass' | 'slowdown' | 'drop-after-apply';
+
+export interface WriteSeen {
+  /** 1 for the first write through the proxy. */
+  number: number;
+  method: string;
+  /** The object key part of the path (after /BUCKET/), with the query. */
+  path: string;
+}
+
+export interface FaultProxyOptions {
+  /** Decides each write's fault; default: every write passes. */
+  fault?: (write: WriteSeen) => WriteFault;
+  /** Holds each write this long before forwarding it (a slow store, for kill tests). */
+  writeDelayMs?: number;
+  /** Called as each write arrives, before it is forwarded. */
+  onWrite?: (write: WriteSeen) => void;
+}
+
+export interface FaultProxy {
+  endpoint: string;
+  writes: WriteSeen[];
+  /** Writes answered 503 SlowDown without reaching the store. */
+  slowdowns: number;
+  /** Writes the store applied whose answer the client never got. */
+  drops: number;
+  close: () => Promise<void>;
+}
+
+const SLOW_DOWN = '<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>SlowDown</Code><Message>Please reduce your request rate.</Message></Error>';
+
+/**
+ * A proxy in front of the S3 server that misbehaves as stores do under load: some writes get 503
+ * SlowDown, and some are applied by the store while the client's connection is dropped before the
+ * answer, so the client cannot know they landed. Requests are forwarded byte for byte (Host
+ * included), so SigV4 signatures still verify at the store.
+ */
+export async function startFaultProxy(upstream: string, options: FaultProxyOptions = {}): Promise<FaultProxy> {
+  const target = new URL(upstream);
+  const proxy: FaultProxy = { endpoint: '', writes: [], slowdowns: 0, drops: 0, close: async () => undefined };
+  const server: Server = createServer((req: IncomingMessage, res) => {
+    const isWrite = req.method !== 'GET' && req.method !== 'HEAD';
+    let fault: WriteFault = 'pass';
+    if (isWrite) {
+      const write: WriteSeen = { number: proxy.writes.length + 1, method: req.method ?? '', path: (req.url ?? '').replace(/^\/[^/?]+\/?/, '') };
+      proxy.writes.push(write);
+      options.onWrite?.(write);
+      fault = options.fault?.(write) ?? 'pass';
+    }
+    if (fault === 'slowdown') {
+      proxy.slowdowns += 1;
+      req.resume();
+      req.on('end', () => {
+        res.writeHead(503, { 'content-type': 'application/xml', 'content-length': Buffer.byteLength(SLOW_DOWN) });
+        res.end(SLOW_DOWN);
+      });
+      return;
+    }
+    const headers = { ...req.headers };
+    // Hop-by-hop, and unsigned by SigV4: the proxy answers 100-continue itself.
+    delete headers.expect;
+    delete headers.connection;
+    const forward = (): void => {
+      const upstreamRequest = request({ host: target.hostname, port: target.port, method: req.method, path: req.url, headers }, (answer) => {
+        if (fault === 'drop-after-apply') {
+          proxy.drops += 1;
+          answer.resume();
+          answer.on('end', () => req.socket.destroy());
+          return;
+        }
+        res.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(res);
+      });
+      upstreamRequest.on('error', () => req.socket.destroy());
+      req.pipe(upstreamRequest);
+    };
+    if (isWrite && options.writeDelayMs) {
+      req.pause();
+      setTimeout(forward, options.writeDelayMs);
+    } else {
+      forward();
+    }
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  proxy.endpoint = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  proxy.close = () =>
+    new Promise<void>((resolve) => {
+      server.closeAllConnections();
+      server.close(() => resolve());
+    });
+  return proxy;
+}
