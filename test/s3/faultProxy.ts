@@ -8,7 +8,7 @@ export interface WriteSeen {
   /** 1 for the first write through the proxy. */
   number: number;
   method: string;
-  /** The object key part of the path (after /BUCKET/), with the query. */
+  /** The object key (after /BUCKET/, decoded), with the query. */
   path: string;
 }
 
@@ -46,7 +46,7 @@ export async function startFaultProxy(upstream: string, options: FaultProxyOptio
     const isWrite = req.method !== 'GET' && req.method !== 'HEAD';
     let fault: WriteFault = 'pass';
     if (isWrite) {
-      const write: WriteSeen = { number: proxy.writes.length + 1, method: req.method ?? '', path: (req.url ?? '').replace(/^\/[^/?]+\/?/, '') };
+      const write: WriteSeen = { number: proxy.writes.length + 1, method: req.method ?? '', path: decodeURIComponent((req.url ?? '').replace(/^\/[^/?]+\/?/, '')) };
       proxy.writes.push(write);
       options.onWrite?.(write);
       fault = options.fault?.(write) ?? 'pass';
@@ -65,6 +65,8 @@ export async function startFaultProxy(upstream: string, options: FaultProxyOptio
     delete headers.expect;
     delete headers.connection;
     const forward = (): void => {
+      // A client killed while its write was held never sent it to the store.
+      if (req.socket.destroyed) return;
       const upstreamRequest = request({ host: target.hostname, port: target.port, method: req.method, path: req.url, headers }, (answer) => {
         if (fault === 'drop-after-apply') {
           proxy.drops += 1;

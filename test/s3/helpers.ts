@@ -80,7 +80,7 @@ export async function putText(client: S3Client, bucket: string, key: string, tex
 
 export async function openUploads(client: S3Client, bucket: string): Promise<string[]> {
   const answer = await client.send(new ListMultipartUploadsCommand({ Bucket: bucket }));
-  return (answer.Uploads ?? []).map((upload) => upload.Key ?? '');
+  return (answer.Uploads ?? []).map((upload) => `${upload.Key ?? ''}#${upload.UploadId ?? ''}`);
 }
 
 export function sha256(bytes: Buffer): string {
