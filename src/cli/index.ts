@@ -80,7 +80,8 @@ function usage(): string {
     '',
     'Run "loyalty-sync <command> --help" for the options of a command.',
     '',
-    'Environment: LOYALTY_API_KEY, LOYALTY_BASE_URL, LOYALTY_DB, LOYALTY_EXPORT_DIR, LOYALTY_CONFIG, LOG_LEVEL.',
+    'Environment: LOYALTY_API_KEY, LOYALTY_BASE_URL, LOYALTY_DB, LOYALTY_EXPORT_DIR, LOYALTY_EXPORT_URL, LOYALTY_CONFIG, LOG_LEVEL;',
+    'object storage: the AWS provider chain (AWS_ACCESS_KEY_ID, AWS_PROFILE, web identity, roles), AWS_ENDPOINT_URL_S3, AWS_REGION.',
     'Exit codes: 0 success; 1 the job failed (API, I/O); 2 bad usage or bad config.',
     '',
   ].join('\n');

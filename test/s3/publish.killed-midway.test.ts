@@ -85,6 +85,11 @@ describe('an export killed at any moment of its upload', () => {
     const orphans = (await listKeys(client, bucket, `${PREFIX}/`)).filter((key) => !key.includes('/manifests/') && !referenced.has(key));
     expect(orphans).toEqual([]);
     expect(await openUploads(client, bucket)).toEqual([]);
+
+    const status = await runCli(['status', '--json'], { env });
+    expect(JSON.parse(status.stdout).lastPublication).toMatchObject({ runId: latest.runId, target: `s3://${bucket}/${PREFIX}`, status: 'completed', files: 10 });
+    const text = await runCli(['status'], { env });
+    expect(text.stdout).toContain(`Last publication\ns3://${bucket}/${PREFIX} run ${latest.runId}: completed\n10 files`);
   });
 
   interface Leftovers {
