@@ -7,15 +7,15 @@
 // threads (one reads SQLite, one encodes), so DuckDB's figure with its default thread count is printed too.
 // Run after `npm run build`: node bench/export.bench.mjs
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, openSync, closeSync, rmSync, statSync } from 'node:fs';
+import { mkdirSync, openSync, closeSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
+import { buildMirror, COLUMNS } from './transactionsMirror.mjs';
 
 const ROOT = resolve('.bench-data/export');
 const LARGE = 1_000_000;
 const SMALL = 100_000;
 const ROUNDS = 3;
-const COLUMNS = ['id', 'customer_id', 'customer_merchant_id', 'customer_email', 'points_approved', 'points_pending', 'resource', 'activity_id', 'activity_state', 'activity_value', 'created_at', 'raw', '_synced_at', '_change_seq'];
 
 if (process.argv[2] === '--child') {
   await child(process.argv[3], process.argv[4], process.argv[5]);
@@ -132,46 +132,4 @@ async function timeDuckDbParquet(csvPath) {
   connection.closeSync();
   instance.closeSync();
   return { parallel, threads1, threads };
-}
-
-/** A transactions mirror filled by direct inserts, with raw JSON shaped like the API's. */
-async function buildMirror(path, rows) {
-  try {
-    if (statSync(path).size > 0) return;
-  } catch {
-    // not built yet
-  }
-  const { openDatabase } = await import('../dist/db/open.js');
-  const start = performance.now();
-  const db = openDatabase(path);
-  const insert = db.prepare(`INSERT INTO transactions (${COLUMNS.join(', ')}) VALUES (${COLUMNS.map(() => '?').join(', ')})`);
-  const states = ['approved', 'pending', 'void', 'expired'];
-  const resources = ['order', 'manual', 'signup', 'review', 'referral'];
-  const base = Date.UTC(2026, 0, 1);
-  const syncedAt = '2026-03-01T12:00:00.000Z';
-  db.transaction(() => {
-    for (let id = 1; id <= rows; id += 1) {
-      const customerId = 1 + ((id * 7919) % 50_000);
-      const email = `customer.${customerId}@example.com`;
-      const merchantId = `cust-${customerId}`;
-      const approved = ((id * 37) % 400) - 100;
-      const pending = id % 5 === 0 ? 25 : 0;
-      const state = states[id % states.length];
-      const resource = resources[id % resources.length];
-      const createdAt = new Date(base + id * 7_000).toISOString();
-      const hasActivity = id % 10 !== 0;
-      const record = {
-        id,
-        customer: { id: customerId, merchant_id: merchantId, email, points_pending: pending, points_approved: 1000 + approved, points_spent: 200 },
-        points_approved: approved,
-        points_pending: pending,
-        created_at: createdAt,
-        resource,
-        ...(hasActivity ? { activity: { id: id + 5_000_000, state, value: approved, rule: { id: 10 + (id % 7), name: 'Order placed', title: `Earn points for order #${id}, thank you!` } } } : {}),
-      };
-      insert.run(id, customerId, merchantId, email, approved, pending, resource, hasActivity ? id + 5_000_000 : null, hasActivity ? state : null, hasActivity ? approved : null, createdAt, JSON.stringify(record), syncedAt, 1);
-    }
-  })();
-  db.close();
-  console.log(`built ${rows.toLocaleString('en-US')}-row transactions mirror in ${((performance.now() - start) / 1000).toFixed(1)} s`);
 }

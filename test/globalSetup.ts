@@ -1,7 +1,7 @@
 import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
-import { startSwift } from './s3/swiftServer.js';
+import { startSwift } from '../scripts/swift-server.mjs';
 
 /** Newest modification time of the files under `dir` whose names end with `suffix`; 0 when there are none. */
 function newest(dir: string, suffix: string): number {

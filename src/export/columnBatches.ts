@@ -25,18 +25,27 @@ export interface BatchColumn {
  * Reads a table in rowid order, `batchRows` rows at a time, one aggregate per column: SQLite hands
  * over a whole column of a batch as one JSON array or one byte string. Crossing into JavaScript once
  * per column instead of once per value is what makes this several times faster than row iteration.
- *
- * Each batch is two queries: the first finds the batch's last rowid, the second aggregates the rows
- * up to it. Both run on the caller's connection, so inside its read transaction. All aggregates of a
- * query consume the same rows in the same order, so the columns stay aligned row by row; NOT INDEXED
- * keeps that order the rowid order even when `_change_seq` has an index.
+ * All aggregates of a query consume the same rows in the same order, so the columns stay aligned.
  */
 export function* readColumnBatches(db: Db, table: string, columns: readonly BatchColumn[], afterChangeSeq: number | null, batchRows: number): Generator<ColumnBatch> {
+  const aggregates = columns.map(({ name, read }) => (read === 'text' ? `CAST(group_concat("${name}", '') AS BLOB), json_group_array(octet_length("${name}"))` : `json_group_array("${name}")`));
+  for (const { length, cells } of readRowidBatches(db, table, aggregates.join(', '), afterChangeSeq, batchRows)) {
+    yield { length, columns: pieces(table, columns, cells, length) };
+  }
+}
+
+/**
+ * The rows of a table in rowid order, `batchRows` at a time, each batch reduced by the aggregate
+ * `selectList` to one row of cells. Each batch is two queries: the first finds the batch's last
+ * rowid, the second aggregates the rows up to it. Both run on the caller's connection, so inside its
+ * read transaction. NOT INDEXED keeps the aggregates' order the rowid order even when `_change_seq`
+ * has an index.
+ */
+export function* readRowidBatches(db: Db, table: string, selectList: string, afterChangeSeq: number | null, batchRows: number): Generator<{ length: number; cells: unknown[] }> {
   const changed = afterChangeSeq === null ? '' : ' AND _change_seq > @since';
   // Rowids are 64-bit: read as BigInt, so a batch ends exactly where the next one starts.
   const boundary = db.prepare(`SELECT max(r) AS last, count(*) AS n FROM (SELECT rowid AS r FROM "${table}" WHERE rowid >= @from${changed} ORDER BY rowid LIMIT @limit)`).safeIntegers(true);
-  const aggregates = columns.map(({ name, read }) => (read === 'text' ? `CAST(group_concat("${name}", '') AS BLOB), json_group_array(octet_length("${name}"))` : `json_group_array("${name}")`));
-  const batch = db.prepare(`SELECT ${aggregates.join(', ')} FROM "${table}" NOT INDEXED WHERE rowid >= @from AND rowid <= @last${changed}`).raw(true);
+  const batch = db.prepare(`SELECT ${selectList} FROM "${table}" NOT INDEXED WHERE rowid >= @from AND rowid <= @last${changed}`).raw(true);
   const since = afterChangeSeq === null ? {} : { since: afterChangeSeq };
 
   let from = MIN_ROWID;
@@ -55,8 +64,7 @@ export function* readColumnBatches(db: Db, table: string, columns: readonly Batc
       }
       throw error;
     }
-    const length = Number(bound.n);
-    yield { length, columns: pieces(table, columns, cells, length) };
+    yield { length: Number(bound.n), cells };
     if (bound.last === MAX_ROWID) return;
     from = bound.last + 1n;
     limit = batchRows;

@@ -1,7 +1,8 @@
 import Database from 'better-sqlite3';
 import type { Db } from '../db/open.js';
-import { readColumnBatches, type BatchColumn, type ColumnBatch } from './columnBatches.js';
-import type { TableSchema } from './schema.js';
+import { isUtf8 } from 'node:buffer';
+import { readColumnBatches, readRowidBatches, type BatchColumn, type ColumnBatch } from './columnBatches.js';
+import type { CsvBatch } from './csvWriter.js';
 
 /** One value of a mirror row as better-sqlite3 returns it. */
 export type Cell = string | number | bigint | null;
@@ -36,10 +37,16 @@ export class Snapshot {
     return readColumnBatches(this.db, table, columns, afterChangeSeq, batchRows);
   }
 
-  /** The rows to export in storage order, each turned into one string by the SQL `expression` (a CSV line, say). */
-  lines(schema: TableSchema, afterChangeSeq: number | null, expression: string): IterableIterator<string> {
-    const statement = this.db.prepare(`SELECT ${expression} FROM "${schema.table}"${changedAfter(afterChangeSeq)} ORDER BY rowid`).pluck();
-    return (afterChangeSeq === null ? statement.iterate() : statement.iterate(afterChangeSeq)) as IterableIterator<string>;
+  /**
+   * The rows to export in storage order, each turned into a line by the SQL `lineExpression`, `batchRows`
+   * lines at a time as one UTF-8 byte string. Text SQLite holds that is not valid UTF-8 (half a surrogate
+   * pair from JSON) is decoded with U+FFFD, as reading it as a JS string would, so files are always UTF-8.
+   */
+  *csvBatches(table: string, afterChangeSeq: number | null, lineExpression: string, batchRows: number): Generator<CsvBatch> {
+    for (const { length, cells } of readRowidBatches(this.db, table, `CAST(group_concat(${lineExpression}, '') AS BLOB)`, afterChangeSeq, batchRows)) {
+      const bytes = cells[0] as Buffer;
+      yield { rows: length, bytes: isUtf8(bytes) ? bytes : Buffer.from(new TextDecoder().decode(bytes)) };
+    }
   }
 
   /** Non-null values of one column among the rows to export, for choosing its Parquet type before writing. */
@@ -66,8 +73,4 @@ export class Snapshot {
       this.db.close();
     }
   }
-}
-
-function changedAfter(afterChangeSeq: number | null): string {
-  return afterChangeSeq === null ? '' : ' WHERE _change_seq > ?';
 }

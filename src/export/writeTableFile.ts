@@ -11,6 +11,9 @@ import { BATCH_ROWS, batchColumns, writeParquet } from './parquetWriter.js';
 import type { TableSchema } from './schema.js';
 import type { Snapshot } from './snapshot.js';
 
+/** Lines per read from the mirror: about 4 MB of CSV for transactions, few enough to keep memory flat. */
+const CSV_BATCH_ROWS = 8192;
+
 /** A complete data file under its temporary name, with its manifest entry, waiting to be renamed into place. */
 export interface PendingFile {
   tmpPath: string;
@@ -43,7 +46,7 @@ export async function writeTableFile(snapshot: Snapshot, schema: TableSchema, fo
     let invalidValues: Record<string, number> | undefined;
     if (format === 'csv') {
       const line = csvLineSql(schema.columns, { formulaGuard: context.config.export.csvFormulaGuard });
-      count = await writeCsv(snapshot.lines(schema, context.since, line), schema.columns, sink, context.signal);
+      count = await writeCsv(snapshot.csvBatches(schema.table, context.since, line, CSV_BATCH_ROWS), schema.columns, sink, context.signal);
       columns = schema.columns.map(({ name, type }) => ({ name, type }));
     } else {
       const plan = parquetColumns(schema.columns, (column) => moneyFits(snapshot, schema.table, column, context.since));

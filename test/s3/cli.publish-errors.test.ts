@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli, type CliResult } from '../helpers/cli.js';
 import { fillMirror, tempDir } from '../export/helpers.js';
-import { freePort } from './swiftServer.js';
+import { freePort } from '../../scripts/swift-server.mjs';
 import { awsEnv, listKeys, newBucket, storeClient } from './helpers.js';
 
 const WRONG_SECRET = 'wrong-secret-d41d8cd98f00b204';
