@@ -10,6 +10,7 @@ export interface WriteSeen {
   method: string;
   /** The object key (after /BUCKET/, decoded), with the query. */
   path: string;
+  headers: Record<string, string | string[] | undefined>;
 }
 
 export interface FaultProxyOptions {
@@ -46,7 +47,7 @@ export async function startFaultProxy(upstream: string, options: FaultProxyOptio
     const isWrite = req.method !== 'GET' && req.method !== 'HEAD';
     let fault: WriteFault = 'pass';
     if (isWrite) {
-      const write: WriteSeen = { number: proxy.writes.length + 1, method: req.method ?? '', path: decodeURIComponent((req.url ?? '').replace(/^\/[^/?]+\/?/, '')) };
+      const write: WriteSeen = { number: proxy.writes.length + 1, method: req.method ?? '', path: decodeURIComponent((req.url ?? '').replace(/^\/[^/?]+\/?/, '')), headers: req.headers };
       proxy.writes.push(write);
       options.onWrite?.(write);
       fault = options.fault?.(write) ?? 'pass';

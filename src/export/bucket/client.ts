@@ -6,7 +6,7 @@ import { registerSecret } from '../../log.js';
 /** Tries of one request (the first included) on throttling, 5xx and dropped connections: the SDK's standard backoff with jitter. */
 const MAX_ATTEMPTS = 8;
 const CONNECT_TIMEOUT_MS = 10_000;
-/** Idle time on an open request before it is abandoned and retried; a part of 16 MiB moves well within it. */
+/** Idle time on an open request before it is abandoned and retried; a part of several MiB moves well within it. */
 const REQUEST_TIMEOUT_MS = 120_000;
 
 export interface BucketClient {
