@@ -16,9 +16,9 @@ const CONTENT_TYPES: Record<string, string> = {
 /**
  * Uploads one finished data file from its local path to the key of its manifest path, then confirms
  * with HeadObject that the stored object has the file's size and carries the file's SHA-256 (set as
- * user metadata with the upload, so it proves the object is this run's whole file). A file larger
- * than one part goes up as a multipart upload streamed from disk, never read into memory whole.
- * Returns whether parts were used.
+ * user metadata with the upload, so it proves the object is this run's whole file; a store that keeps
+ * no user metadata is held to the size alone). A file larger than one part goes up as a multipart
+ * upload streamed from disk, never read into memory whole. Returns whether parts were used.
  */
 export async function uploadFile(objects: BucketObjects, localPath: string, entry: ManifestFile, partSizeBytes: number, signal?: AbortSignal): Promise<{ multipart: boolean }> {
   const multipart = entry.bytes > partSizeBytes;
@@ -60,5 +60,5 @@ export async function uploadFile(objects: BucketObjects, localPath: string, entr
 
 async function isStored(objects: BucketObjects, entry: ManifestFile): Promise<boolean> {
   const found = await objects.head(entry.path);
-  return found !== null && found.size === entry.bytes && found.sha256 === entry.sha256;
+  return found !== null && found.size === entry.bytes && (found.sha256 === null || found.sha256 === entry.sha256);
 }
