@@ -7,10 +7,10 @@
 // threads (one reads SQLite, one encodes), so DuckDB's figure with its default thread count is printed too.
 // Run after `npm run build`: node bench/export.bench.mjs
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, openSync, closeSync, rmSync } from 'node:fs';
+import { mkdirSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
-import { buildMirror, COLUMNS } from './transactionsMirror.mjs';
+import { buildMirror, timeSqliteCsv } from './transactionsMirror.mjs';
 
 const ROOT = resolve('.bench-data/export');
 const LARGE = 1_000_000;
@@ -54,7 +54,7 @@ async function main() {
   const duckRuns = [];
   for (let round = 0; round < ROUNDS; round += 1) {
     csvRuns.push(runChild(large, 'csv'));
-    sqliteRuns.push(timeSqliteCsv(large));
+    sqliteRuns.push(timeSqliteCsv(large, join(ROOT, 'sqlite3.csv')));
     parquetRuns.push(runChild(large, 'parquet'));
     duckRuns.push(await timeDuckDbParquet(join(ROOT, 'sqlite3.csv')));
   }
@@ -95,17 +95,6 @@ function runChild(dbPath, format) {
   const result = spawnSync(process.execPath, [new URL(import.meta.url).pathname, '--child', dbPath, exportDir, format], { encoding: 'utf8', maxBuffer: 1 << 20 });
   if (result.status !== 0) throw new Error(`export child failed: ${result.stderr}`);
   return JSON.parse(result.stdout);
-}
-
-function timeSqliteCsv(dbPath) {
-  const out = join(ROOT, 'sqlite3.csv');
-  const fd = openSync(out, 'w');
-  const start = performance.now();
-  const result = spawnSync('sqlite3', ['-csv', '-header', dbPath, `SELECT ${COLUMNS.join(', ')} FROM transactions ORDER BY rowid`], { stdio: ['ignore', fd, 'pipe'] });
-  const ms = performance.now() - start;
-  closeSync(fd);
-  if (result.status !== 0) throw new Error(`sqlite3 failed: ${result.stderr}`);
-  return ms;
 }
 
 /** DuckDB writes the same rows with the same types, compression and row group size from a table it holds in memory. */

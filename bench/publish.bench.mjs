@@ -7,12 +7,12 @@
 // Each figure is the best of ROUNDS, measured in alternation. Needs scripts/install-swift.sh run once.
 // Run after `npm run build`: node bench/publish.bench.mjs
 import { spawnSync } from 'node:child_process';
-import { closeSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
 import { startSwift } from '../scripts/swift-server.mjs';
-import { buildMirror, COLUMNS } from './transactionsMirror.mjs';
+import { buildMirror, timeSqliteCsv } from './transactionsMirror.mjs';
 
 const ROOT = resolve('.bench-data/export');
 const ROWS = 1_000_000;
@@ -57,7 +57,7 @@ async function main() {
       local.push(runExport(env, ['--format', 'csv,parquet']));
       published.push(runExport(env, ['--format', 'csv,parquet', '--to', 's3://bench-exports/loyalty']));
       csv.push(runExport(env, ['--format', 'csv']));
-      sqlite.push(timeSqliteCsv(mirror));
+      sqlite.push(timeSqliteCsv(mirror, join(ROOT, 'sqlite3-publish.csv')));
     }
     const best = (runs) => runs.reduce((a, b) => (b.ms < a.ms ? b : a));
     const [l, p, c] = [best(local), best(published), best(csv)];
@@ -91,17 +91,6 @@ function runExport(env, args) {
   const { code, maxRssMb } = JSON.parse(readFileSync(report, 'utf8'));
   if (result.status !== 0 || code !== 0) throw new Error(`export ${args.join(' ')} failed (${result.status}): ${result.stderr}`);
   return { ms, maxRssMb };
-}
-
-function timeSqliteCsv(dbPath) {
-  const out = join(ROOT, 'sqlite3-publish.csv');
-  const fd = openSync(out, 'w');
-  const start = performance.now();
-  const result = spawnSync('sqlite3', ['-csv', '-header', dbPath, `SELECT ${COLUMNS.join(', ')} FROM transactions ORDER BY rowid`], { stdio: ['ignore', fd, 'pipe'] });
-  const ms = performance.now() - start;
-  closeSync(fd);
-  if (result.status !== 0) throw new Error(`sqlite3 failed: ${result.stderr}`);
-  return ms;
 }
 
 function rate(ms) {

@@ -1,5 +1,7 @@
-// The 1,000,000-row transactions mirror the export and publish benchmarks share (built once, kept in .bench-data).
-import { statSync } from 'node:fs';
+// What the export and publish benchmarks share: the 1,000,000-row transactions mirror (built once, kept in
+// .bench-data), and the reference they measure CSV against.
+import { spawnSync } from 'node:child_process';
+import { closeSync, openSync, statSync } from 'node:fs';
 
 export const COLUMNS = ['id', 'customer_id', 'customer_merchant_id', 'customer_email', 'points_approved', 'points_pending', 'resource', 'activity_id', 'activity_state', 'activity_value', 'created_at', 'raw', '_synced_at', '_change_seq'];
 
@@ -43,4 +45,15 @@ async function buildMirror(path, rows) {
   })();
   db.close();
   console.log(`built ${rows.toLocaleString('en-US')}-row transactions mirror in ${((performance.now() - start) / 1000).toFixed(1)} s`);
+}
+
+/** Milliseconds `sqlite3 -csv -header` takes to write the same columns of the table to `out`. */
+export function timeSqliteCsv(dbPath, out) {
+  const fd = openSync(out, 'w');
+  const start = performance.now();
+  const result = spawnSync('sqlite3', ['-csv', '-header', dbPath, `SELECT ${COLUMNS.join(', ')} FROM transactions ORDER BY rowid`], { stdio: ['ignore', fd, 'pipe'] });
+  const ms = performance.now() - start;
+  closeSync(fd);
+  if (result.status !== 0) throw new Error(`sqlite3 failed: ${result.stderr}`);
+  return ms;
 }

@@ -8,6 +8,7 @@ import {
   S3Client,
 } from '@aws-sdk/client-s3';
 import { inject } from 'vitest';
+import type { Config } from '../../src/config.js';
 
 // The test's own client is on Node 20 too; the pinned SDK's notice about its future releases is noise here.
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
@@ -85,4 +86,9 @@ export async function openUploads(client: S3Client, bucket: string): Promise<str
 
 export function sha256(bytes: Buffer): string {
   return createHash('sha256').update(bytes).digest('hex');
+}
+
+/** Publication settings for the test store: the endpoint comes from AWS_ENDPOINT_URL_S3 (useAwsEnv), parts are S3's smallest. */
+export function testS3Settings(): Config['export']['s3'] {
+  return { endpoint: '', region: '', forcePathStyle: true, partSizeMiB: 5 };
 }

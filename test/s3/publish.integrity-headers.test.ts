@@ -9,7 +9,7 @@ import { uploadFile } from '../../src/export/bucket/uploadFile.js';
 import { runExport, type ExportReport, type ManifestFile } from '../../src/export/index.js';
 import { exportConfig, fillMirror, silentLogger, tempDir } from '../export/helpers.js';
 import { startFaultProxy, type FaultProxy } from './faultProxy.js';
-import { newBucket, storeClient, swift, useAwsEnv } from './helpers.js';
+import { newBucket, storeClient, swift, testS3Settings, useAwsEnv } from './helpers.js';
 
 const base64 = (algorithm: string, bytes: Buffer | string): string => createHash(algorithm).update(bytes).digest('base64');
 
@@ -24,7 +24,7 @@ describe('what each upload asks the store to check', () => {
     proxy = await startFaultProxy(swift().endpoint);
     useAwsEnv(proxy.endpoint);
     bucket = await newBucket(client);
-    const config = exportConfig(dir, { url: `s3://${bucket}/p`, retainRuns: 1, s3: { endpoint: '', region: '', forcePathStyle: true, partSizeMiB: 5 } }) as Config;
+    const config = exportConfig(dir, { url: `s3://${bucket}/p`, retainRuns: 1, s3: testS3Settings() }) as Config;
     const db = await fillMirror(config.db.path, 2, 'tiny');
     await runExport({ db, config, logger: silentLogger, formats: ['csv'], tables: ['customers'] });
     // The second run expires the first: its deletion is a DeleteObjects.

@@ -8,13 +8,9 @@ import type { ApiRecord } from '../../src/db/upsertRecords.js';
 import { lastPublication, runExport, type ExportReport, type Manifest } from '../../src/export/index.js';
 import { duckdb, exportConfig, fillMirror, query, silentLogger, tempDir, upsert } from '../export/helpers.js';
 import { startFaultProxy, type FaultProxy } from './faultProxy.js';
-import { getBytes, getJson, listKeys, newBucket, openUploads, sha256, storeClient, swift, useAwsEnv } from './helpers.js';
+import { getBytes, getJson, listKeys, newBucket, openUploads, sha256, storeClient, swift, testS3Settings, useAwsEnv } from './helpers.js';
 
 const PREFIX = 'warehouse/loyalty';
-
-function s3Settings(overrides: Partial<Config['export']['s3']> = {}): Config['export']['s3'] {
-  return { endpoint: '', region: '', forcePathStyle: true, partSizeMiB: 5, ...overrides };
-}
 
 describe('export --to s3:// through a store that throttles and drops connections', () => {
   const client = storeClient();
@@ -30,7 +26,7 @@ describe('export --to s3:// through a store that throttles and drops connections
     proxy = await startFaultProxy(swift().endpoint, { fault: ({ number }) => (number % 4 === 1 ? 'slowdown' : number % 5 === 3 ? 'drop-after-apply' : 'pass') });
     useAwsEnv(proxy.endpoint);
     bucket = await newBucket(client);
-    config = exportConfig(dir, { url: `s3://${bucket}/${PREFIX}`, s3: s3Settings() }) as Config;
+    config = exportConfig(dir, { url: `s3://${bucket}/${PREFIX}`, s3: testS3Settings() }) as Config;
     db = await fillMirror(config.db.path);
     report = await runExport({ db, config, logger: silentLogger });
   });
@@ -101,7 +97,7 @@ describe('export.keepLocal false, and --since-last against a bucket', () => {
   beforeAll(async () => {
     useAwsEnv();
     bucket = await newBucket(client);
-    config = exportConfig(dir, { url: `s3://${bucket}/${PREFIX}`, keepLocal: false, s3: s3Settings() }) as Config;
+    config = exportConfig(dir, { url: `s3://${bucket}/${PREFIX}`, keepLocal: false, s3: testS3Settings() }) as Config;
     db = await fillMirror(config.db.path, 3, 'tiny');
   });
   afterAll(() => db.close());

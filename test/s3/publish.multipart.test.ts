@@ -8,7 +8,7 @@ import type { Db } from '../../src/db/open.js';
 import { runExport, type ExportReport } from '../../src/export/index.js';
 import { bigTransactionsMirror } from '../export/bigMirror.js';
 import { exportConfig, silentLogger, tempDir } from '../export/helpers.js';
-import { getBytes, newBucket, openUploads, sha256, storeClient, useAwsEnv } from './helpers.js';
+import { getBytes, newBucket, openUploads, sha256, storeClient, testS3Settings, useAwsEnv } from './helpers.js';
 
 const MIB = 1024 * 1024;
 
@@ -23,7 +23,7 @@ describe('a file larger than one part', () => {
   beforeAll(async () => {
     useAwsEnv();
     bucket = await newBucket(client);
-    const config = exportConfig(dir, { url: `s3://${bucket}/loyalty`, s3: { endpoint: '', region: '', forcePathStyle: true, partSizeMiB: 5 } }) as Config;
+    const config = exportConfig(dir, { url: `s3://${bucket}/loyalty`, s3: testS3Settings() }) as Config;
     db = bigTransactionsMirror(join(dir, 'mirror.db'), 80_000);
     // Live buffer memory, sampled after a collection while the export runs: a file read whole would show as its size.
     setFlagsFromString('--expose-gc');

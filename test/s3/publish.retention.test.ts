@@ -3,7 +3,7 @@ import type { Config } from '../../src/config.js';
 import type { Db } from '../../src/db/open.js';
 import { runExport, type ExportReport, type Manifest } from '../../src/export/index.js';
 import { exportConfig, fillMirror, silentLogger, tempDir } from '../export/helpers.js';
-import { getJson, listKeys, newBucket, putText, storeClient, useAwsEnv } from './helpers.js';
+import { getJson, listKeys, newBucket, putText, storeClient, testS3Settings, useAwsEnv } from './helpers.js';
 
 const PREFIX = 'team/loyalty';
 
@@ -32,7 +32,7 @@ describe('retention in the bucket (export.retainRuns)', () => {
     useAwsEnv();
     bucket = await newBucket(client);
     for (const key of FOREIGN) await putText(client, bucket, key, 'not the export\'s');
-    config = exportConfig(dir, { url: `s3://${bucket}/${PREFIX}`, retainRuns: 2, s3: { endpoint: '', region: '', forcePathStyle: true, partSizeMiB: 5 } }) as Config;
+    config = exportConfig(dir, { url: `s3://${bucket}/${PREFIX}`, retainRuns: 2, s3: testS3Settings() }) as Config;
     db = await fillMirror(config.db.path, 4, 'tiny');
     for (let run = 0; run < 3; run += 1) reports.push(await runExport({ db, config, logger: silentLogger, formats: ['csv'], tables: ['transactions', 'customers'] }));
   });
