@@ -20,6 +20,11 @@ export interface FaultProxyOptions {
   writeDelayMs?: number;
   /** Called as each write arrives, before it is forwarded. */
   onWrite?: (write: WriteSeen) => void;
+  /**
+   * Cuts every ListObjectsV2 answer to this many keys, marked truncated and without a continuation
+   * token, as stores that page by key do: the client must go on from the last key it saw.
+   */
+  listPageKeys?: number;
 }
 
 export interface FaultProxy {
@@ -75,6 +80,16 @@ export async function startFaultProxy(upstream: string, options: FaultProxyOptio
           answer.on('end', () => req.socket.destroy());
           return;
         }
+        if (options.listPageKeys !== undefined && req.method === 'GET' && /[?&]list-type=2/.test(req.url ?? '') && answer.statusCode === 200) {
+          const chunks: Buffer[] = [];
+          answer.on('data', (chunk: Buffer) => chunks.push(chunk));
+          answer.on('end', () => {
+            const body = Buffer.from(pageByKey(Buffer.concat(chunks).toString('utf8'), options.listPageKeys ?? 1000));
+            res.writeHead(200, { ...answer.headers, 'content-length': body.byteLength });
+            res.end(body);
+          });
+          return;
+        }
         res.writeHead(answer.statusCode ?? 502, answer.headers);
         answer.pipe(res);
       });
@@ -96,4 +111,17 @@ export async function startFaultProxy(upstream: string, options: FaultProxyOptio
       server.close(() => resolve());
     });
   return proxy;
+}
+
+/** A ListObjectsV2 answer cut to `keys` entries: truncated when more were there, and never a continuation token. */
+function pageByKey(xml: string, keys: number): string {
+  const contents = xml.match(/<Contents>[\s\S]*?<\/Contents>/g) ?? [];
+  const kept = contents.slice(0, keys);
+  const truncated = contents.length > keys || /<IsTruncated>true<\/IsTruncated>/.test(xml);
+  const rest = xml
+    .replace(/<Contents>[\s\S]*?<\/Contents>/g, '')
+    .replace(/<NextContinuationToken>[\s\S]*?<\/NextContinuationToken>/, '')
+    .replace(/<KeyCount>\d+<\/KeyCount>/, `<KeyCount>${kept.length}</KeyCount>`)
+    .replace(/<IsTruncated>(true|false)<\/IsTruncated>/, `<IsTruncated>${truncated}</IsTruncated>`);
+  return rest.replace('</ListBucketResult>', `${kept.join('')}</ListBucketResult>`);
 }

@@ -3,7 +3,8 @@ import type { Config } from '../../src/config.js';
 import type { Db } from '../../src/db/open.js';
 import { runExport, type ExportReport, type Manifest } from '../../src/export/index.js';
 import { exportConfig, fillMirror, silentLogger, tempDir } from '../export/helpers.js';
-import { getJson, listKeys, newBucket, putText, storeClient, testS3Settings, useAwsEnv } from './helpers.js';
+import { startFaultProxy, type FaultProxy } from './faultProxy.js';
+import { getJson, listKeys, newBucket, putText, storeClient, swift, testS3Settings, useAwsEnv } from './helpers.js';
 
 const PREFIX = 'team/loyalty';
 
@@ -20,7 +21,10 @@ const FOREIGN = [
   'top-level.csv',
 ];
 
-describe('retention in the bucket (export.retainRuns)', () => {
+describe.each([
+  ['a store that lists by continuation token', null],
+  ['a store that lists two keys a page and gives no continuation token', 2],
+] as const)('retention in the bucket (export.retainRuns), on %s', (_store, listPageKeys) => {
   const client = storeClient();
   const dir = tempDir();
   let bucket: string;
@@ -28,15 +32,21 @@ describe('retention in the bucket (export.retainRuns)', () => {
   let config: Config;
   const reports: ExportReport[] = [];
 
+  let proxy: FaultProxy;
+
   beforeAll(async () => {
-    useAwsEnv();
+    proxy = await startFaultProxy(swift().endpoint, listPageKeys === null ? {} : { listPageKeys });
+    useAwsEnv(proxy.endpoint);
     bucket = await newBucket(client);
     for (const key of FOREIGN) await putText(client, bucket, key, 'not the export\'s');
     config = exportConfig(dir, { url: `s3://${bucket}/${PREFIX}`, retainRuns: 2, s3: testS3Settings() }) as Config;
     db = await fillMirror(config.db.path, 4, 'tiny');
     for (let run = 0; run < 3; run += 1) reports.push(await runExport({ db, config, logger: silentLogger, formats: ['csv'], tables: ['transactions', 'customers'] }));
   });
-  afterAll(() => db.close());
+  afterAll(async () => {
+    db.close();
+    await proxy.close();
+  });
 
   const exportKeys = (report: ExportReport): string[] => [...report.files.map((file) => `${PREFIX}/${file.path}`), `${PREFIX}/manifests/${report.runId}.json`];
 

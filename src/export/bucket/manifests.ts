@@ -15,7 +15,9 @@ export async function readPublishedRuns(bucket: BucketObjects, objects: readonly
   for (const object of objects) {
     const runId = runIdOfManifestPath(object.path);
     if (runId === null) continue;
-    const manifest = parseManifest(await bucket.readText(object.path));
+    const text = await bucket.readText(object.path);
+    if (text === null) continue;
+    const manifest = parseManifest(text);
     runs.push({ runId, createdAt: manifest?.createdAt ?? '', files: manifest?.files.map((file) => file.path) ?? null });
   }
   return runs.sort((a, b) => (a.createdAt === b.createdAt ? a.runId.localeCompare(b.runId) : a.createdAt.localeCompare(b.createdAt)));

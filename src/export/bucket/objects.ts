@@ -57,28 +57,44 @@ export class BucketObjects {
   async list(): Promise<StoredObject[]> {
     const found: StoredObject[] = [];
     const base = `${this.target.prefix}/`;
+    const seenTokens = new Set<string>();
     let token: string | undefined;
     let startAfter: string | undefined;
     for (;;) {
       const page = await this.call('ListObjectsV2', () =>
-        this.client.s3.send(new ListObjectsV2Command({ Bucket: this.target.bucket, Prefix: base, ContinuationToken: token, StartAfter: token ? undefined : startAfter })),
+        this.client.s3.send(new ListObjectsV2Command({ Bucket: this.target.bucket, Prefix: base, ContinuationToken: token, StartAfter: startAfter })),
       );
       const contents = page.Contents ?? [];
       for (const object of contents) {
         if (object.Key?.startsWith(base)) found.push({ path: object.Key.slice(base.length), size: object.Size ?? 0 });
       }
-      if (!page.IsTruncated || contents.length === 0) return found;
-      // A store that truncates without a continuation token is paged by the last key seen instead.
-      token = page.NextContinuationToken || undefined;
-      startAfter = contents.at(-1)?.Key;
+      if (!page.IsTruncated) return found;
+      // A store that truncates without a continuation token is paged by the last key seen instead;
+      // one that hands out a token it already gave has nothing new to say.
+      const next = page.NextContinuationToken;
+      const lastKey = contents.at(-1)?.Key;
+      if (next && !seenTokens.has(next)) {
+        seenTokens.add(next);
+        token = next;
+        startAfter = undefined;
+      } else if (lastKey !== undefined && lastKey !== startAfter) {
+        token = undefined;
+        startAfter = lastKey;
+      } else {
+        return found;
+      }
     }
   }
 
-  async readText(path: string): Promise<string> {
-    return this.call('GetObject', async () => {
+  /** The object's text, or null when it is gone (another export's retention may remove a manifest meanwhile). */
+  async readText(path: string): Promise<string | null> {
+    try {
       const answer = await this.client.s3.send(new GetObjectCommand({ Bucket: this.target.bucket, Key: this.key(path) }));
       return (await answer.Body?.transformToString('utf8')) ?? '';
-    });
+    } catch (error) {
+      if (isNotFound(error)) return null;
+      return this.call('GetObject', () => Promise.reject(error));
+    }
   }
 
   /** A whole object in one PUT, checked by the store: SHA-256 on AWS, Content-MD5 elsewhere. */
