@@ -52,7 +52,7 @@ export interface ExportReport {
  * complete, and the manifest is written last, so a loader that follows manifests never sees a
  * partial run. Leftovers of killed runs are removed first, old runs after (retention).
  *
- * With a target (s3://BUCKET/PREFIX) each finished file is uploaded while the next one is written;
+ * With a target (s3://BUCKET/PREFIX) each file is uploaded in parts while it is written;
  * the bucket gets the manifest once every file is confirmed there, and only then does the run take
  * its local place (or leave no local copy, with export.keepLocal false). The run succeeds only when
  * it is published, so a failed publication is shipped again by the next `--since-last`.
@@ -108,9 +108,10 @@ export async function runExport(options: ExportOptions): Promise<ExportReport> {
       let rows = 0;
       for (const format of formats) {
         options.signal?.throwIfAborted();
-        const file = await writeTableFile(snapshot, schema, format, { root, runId, date, since, sinceRunId: baseline?.runId ?? null, config, signal: options.signal });
+        const copyTo = publisher === null ? undefined : (path: string, fileFormat: string) => publisher.startFile(path, fileFormat, options.signal);
+        const file = await writeTableFile(snapshot, schema, format, { root, runId, date, since, sinceRunId: baseline?.runId ?? null, config, copyTo, signal: options.signal });
         pending.push(file);
-        publisher?.enqueue(file.tmpPath, file.entry, options.signal);
+        if (publisher && file.copy) publisher.enqueue(file.copy, file.entry);
         publisher?.throwIfFailed();
         rows = file.entry.rows;
         logger.info({ table: schema.table, format, rows, bytes: file.entry.bytes }, `wrote ${file.entry.path}`);

@@ -4,7 +4,7 @@ import { toolVersion } from '../version.js';
 import { parquetColumns } from './arrowColumns.js';
 import { csvLineSql, writeCsv } from './csvWriter.js';
 import { fitsMoneyDecimal } from './decimal.js';
-import { FileSink } from './fileSink.js';
+import { FileSink, type ByteSink } from './fileSink.js';
 import { dataFilePath, tmpPathFor } from './layout.js';
 import type { ManifestColumn, ManifestFile } from './manifest.js';
 import { BATCH_ROWS, batchColumns, writeParquet } from './parquetWriter.js';
@@ -14,11 +14,21 @@ import type { Snapshot } from './snapshot.js';
 /** Lines per read from the mirror: about 4 MB of CSV for transactions, few enough to keep memory flat. */
 const CSV_BATCH_ROWS = 8192;
 
+/** A copy of a file's bytes going elsewhere as they are written (an upload to object storage). */
+export interface FileCopy extends ByteSink {
+  /** The file is complete: make the copy whole and confirm it. */
+  finish(file: { bytes: number; sha256: string }): Promise<void>;
+  /** The file failed: drop what the copy holds so far. */
+  abort(): Promise<void>;
+}
+
 /** A complete data file under its temporary name, with its manifest entry, waiting to be renamed into place. */
 export interface PendingFile {
   tmpPath: string;
   finalPath: string;
   entry: ManifestFile;
+  /** The copy made while the file was written, still to be finished; null without one. */
+  copy: FileCopy | null;
 }
 
 export interface FileContext {
@@ -32,6 +42,8 @@ export interface FileContext {
   /** The run `since` comes from, for the manifest. */
   sinceRunId: string | null;
   config: Readonly<Config>;
+  /** Starts a copy of each file's bytes (its path in the layout), fed as the file is written. */
+  copyTo?: (path: string, format: ExportFormat) => FileCopy;
   signal?: AbortSignal;
 }
 
@@ -39,7 +51,8 @@ export interface FileContext {
 export async function writeTableFile(snapshot: Snapshot, schema: TableSchema, format: ExportFormat, context: FileContext): Promise<PendingFile> {
   const path = dataFilePath(schema.table, format, context.runId, context.date);
   const tmpPath = tmpPathFor(context.root, path);
-  const sink = await FileSink.create(tmpPath);
+  const copy = context.copyTo?.(path, format) ?? null;
+  const sink = await FileSink.create(tmpPath, copy);
   try {
     let count: number;
     let columns: ManifestColumn[];
@@ -71,9 +84,9 @@ export async function writeTableFile(snapshot: Snapshot, schema: TableSchema, fo
       columns,
       ...(invalidValues ? { invalidValues } : {}),
     };
-    return { tmpPath, finalPath: join(context.root, path), entry };
+    return { tmpPath, finalPath: join(context.root, path), entry, copy };
   } catch (error) {
-    await sink.discard();
+    await Promise.all([sink.discard(), copy?.abort()]);
     throw new Error(`writing ${path}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
   }
 }

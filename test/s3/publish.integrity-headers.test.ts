@@ -1,17 +1,19 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { S3Client } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Config } from '../../src/config.js';
 import { BucketObjects } from '../../src/export/bucket/objects.js';
-import { uploadFile } from '../../src/export/bucket/uploadFile.js';
-import { runExport, type ExportReport, type ManifestFile } from '../../src/export/index.js';
+import { StreamingUpload } from '../../src/export/bucket/streamingUpload.js';
+import { runExport, type ExportReport } from '../../src/export/index.js';
 import { exportConfig, fillMirror, silentLogger, tempDir } from '../export/helpers.js';
 import { startFaultProxy, type FaultProxy } from './faultProxy.js';
 import { newBucket, storeClient, swift, testS3Settings, useAwsEnv } from './helpers.js';
 
+const PART = 5 * 1024 * 1024;
 const base64 = (algorithm: string, bytes: Buffer | string): string => createHash(algorithm).update(bytes).digest('base64');
+const hex = (algorithm: string, bytes: Buffer | string): string => createHash(algorithm).update(bytes).digest('hex');
 
 describe('what each upload asks the store to check', () => {
   const client = storeClient();
@@ -48,18 +50,49 @@ describe('what each upload asks the store to check', () => {
     expect(Object.keys(deletion.headers).filter((name) => name.startsWith('x-amz-checksum-'))).toEqual([]);
   });
 
-  it('on AWS, a single PUT carries the file SHA-256 for the store to verify', async () => {
-    // AWS verifies x-amz-checksum-sha256; Swift ignores it, so the request is what can be checked here.
+  it('on AWS, a single PUT carries the file SHA-256, and each part of a multipart upload is signed with its own SHA-256', async () => {
+    // AWS verifies x-amz-checksum-sha256; Swift ignores it, so the requests are what can be checked here.
     const { accessKeyId, secretAccessKey } = swift();
     const s3 = new S3Client({ endpoint: proxy.endpoint, region: 'us-east-1', forcePathStyle: true, credentials: { accessKeyId, secretAccessKey } });
     const objects = new BucketObjects({ s3, endpointLabel: 'AWS S3 (us-east-1)', isAws: true }, { bucket, prefix: 'aws', url: `s3://${bucket}/aws` }, silentLogger);
-    const [file] = report.files;
-    const local = join(dir, 'exports', file.path);
-    const entry: ManifestFile = { ...file };
-    await uploadFile(objects, local, entry, 5 * 1024 * 1024);
-    const put = proxy.writes.filter((write) => write.method === 'PUT' && write.path.startsWith(`aws/${file.path}`)).at(-1)!;
-    expect(put.headers['x-amz-checksum-sha256']).toBe(Buffer.from(file.sha256, 'hex').toString('base64'));
+    const send = async (path: string, bytes: Buffer): Promise<void> => {
+      const upload = new StreamingUpload(objects, path, 'csv', PART);
+      for (let offset = 0; offset < bytes.byteLength; offset += 1024 * 1024) await upload.write(bytes.subarray(offset, offset + 1024 * 1024));
+      await upload.finish({ bytes: bytes.byteLength, sha256: createHash('sha256').update(bytes).digest('hex') });
+    };
+    const small = randomBytes(1000);
+    await send('customers/dt=2026-01-01/customers-20260101T000000Z-aaaa.csv', small);
+    const put = proxy.writes.find((write) => write.method === 'PUT' && write.path.startsWith('aws/customers/'))!;
+    expect(put.headers['x-amz-checksum-sha256']).toBe(base64('sha256', small));
+    expect(put.headers['x-amz-meta-sha256']).toBe(createHash('sha256').update(small).digest('hex'));
     expect(put.headers['content-md5']).toBeUndefined();
+
+    const big = randomBytes(2 * PART + 12345);
+    await send('transactions/dt=2026-01-01/transactions-20260101T000000Z-aaaa.csv', big);
+    const parts = proxy.writes.filter((write) => write.method === 'PUT' && write.path.startsWith('aws/transactions/') && write.path.includes('partNumber='));
+    expect(parts.map((part) => Number(/partNumber=(\d+)/.exec(part.path)![1])).sort()).toEqual([1, 2, 3]);
+    for (const part of parts) {
+      const number = Number(/partNumber=(\d+)/.exec(part.path)![1]);
+      expect(part.headers['x-amz-content-sha256']).toBe(hex('sha256', big.subarray((number - 1) * PART, number * PART)));
+    }
+    s3.destroy();
+  });
+
+  it('outside AWS, each part of a multipart upload is signed with the SHA-256 of its bytes, which the store checks', async () => {
+    const { accessKeyId, secretAccessKey } = swift();
+    const s3 = new S3Client({ endpoint: proxy.endpoint, region: 'us-east-1', forcePathStyle: true, requestChecksumCalculation: 'WHEN_REQUIRED', credentials: { accessKeyId, secretAccessKey } });
+    const objects = new BucketObjects({ s3, endpointLabel: proxy.endpoint, isAws: false }, { bucket, prefix: 'other', url: `s3://${bucket}/other` }, silentLogger);
+    const big = randomBytes(PART + 777);
+    const upload = new StreamingUpload(objects, 'orders/dt=2026-01-01/orders-20260101T000000Z-aaaa.csv', 'csv', PART);
+    await upload.write(big);
+    await upload.finish({ bytes: big.byteLength, sha256: createHash('sha256').update(big).digest('hex') });
+    const parts = proxy.writes.filter((write) => write.method === 'PUT' && write.path.startsWith('other/orders/') && write.path.includes('partNumber='));
+    expect(parts).toHaveLength(2);
+    for (const part of parts) {
+      const number = Number(/partNumber=(\d+)/.exec(part.path)![1]);
+      expect(part.headers['x-amz-content-sha256']).toBe(hex('sha256', big.subarray((number - 1) * PART, number * PART)));
+      expect(Object.keys(part.headers).filter((name) => name.startsWith('x-amz-checksum-'))).toEqual([]);
+    }
     s3.destroy();
   });
 });

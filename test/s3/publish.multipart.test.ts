@@ -24,7 +24,7 @@ describe('a file larger than one part', () => {
     useAwsEnv();
     bucket = await newBucket(client);
     const config = exportConfig(dir, { url: `s3://${bucket}/loyalty`, s3: testS3Settings() }) as Config;
-    db = bigTransactionsMirror(join(dir, 'mirror.db'), 80_000);
+    db = bigTransactionsMirror(join(dir, 'mirror.db'), 120_000);
     // Live buffer memory, sampled after a collection while the export runs: a file read whole would show as its size.
     setFlagsFromString('--expose-gc');
     const collect = runInNewContext('gc') as () => void;
@@ -47,15 +47,14 @@ describe('a file larger than one part', () => {
     const head = await client.send(new HeadObjectCommand({ Bucket: bucket, Key: `loyalty/${file.path}` }));
     // A multipart object's ETag is the digest of its parts' digests, suffixed with the part count.
     expect(head.ETag).toMatch(new RegExp(`-${Math.ceil(file.bytes / (5 * MIB))}"$`));
-    expect(head.Metadata?.sha256).toBe(file.sha256);
     expect(sha256(await getBytes(client, bucket, `loyalty/${file.path}`))).toBe(file.sha256);
     expect(await openUploads(client, bucket)).toEqual([]);
   });
 
-  it('streams it from disk: buffers never hold more than a few parts, not the file', () => {
+  it('goes up part by part as it is written: buffers never hold more than a few parts, not the file', () => {
     const [file] = report.files;
-    expect(file.bytes).toBeGreaterThan(8 * 5 * MIB);
+    expect(file.bytes).toBeGreaterThan(12 * 5 * MIB);
     expect(peakGrowth).toBeGreaterThan(0);
-    expect(peakGrowth).toBeLessThan(5 * 5 * MIB);
+    expect(peakGrowth).toBeLessThan(8 * 5 * MIB);
   });
 });

@@ -4,11 +4,12 @@ import type { Logger } from '../../log.js';
 import { LATEST_MANIFEST, MANIFEST_DIR, parseDataFilePath, runIdTime } from '../layout.js';
 import { manifestText, type Manifest, type ManifestFile } from '../manifest.js';
 import { EXPORT_TABLES } from '../schema.js';
+import type { FileCopy } from '../writeTableFile.js';
 import type { ExportTarget } from '../target.js';
 import { createBucketClient } from './client.js';
 import { readPublishedRuns } from './manifests.js';
 import { BucketObjects } from './objects.js';
-import { uploadFile } from './uploadFile.js';
+import { StreamingUpload } from './streamingUpload.js';
 
 const HOUR_MS = 60 * 60 * 1000;
 const MIB = 1024 * 1024;
@@ -81,19 +82,25 @@ export class BucketPublisher {
     return { objects: orphans.length, uploads: aborted };
   }
 
-  /** Starts uploading a finished file while the next one is written; files go up one at a time, in order. */
-  enqueue(localPath: string, entry: ManifestFile, signal?: AbortSignal): void {
+  /** An upload of the file at `path` in the layout, fed with its bytes as the exporter writes them. */
+  startFile(path: string, format: string, signal?: AbortSignal): StreamingUpload {
+    return new StreamingUpload(this.objects, path, format, this.partSizeBytes, signal);
+  }
+
+  /** Finishes and confirms a written file's upload while the next file is written; one at a time, in order. */
+  enqueue(upload: FileCopy, entry: ManifestFile): void {
     this.uploads = this.uploads.then(async () => {
-      if (this.failure !== null) return;
+      if (this.failure !== null) return upload.abort();
       try {
-        const { multipart } = await uploadFile(this.objects, localPath, entry, this.partSizeBytes, signal);
-        this.usedMultipart ||= multipart;
+        await upload.finish(entry);
+        this.usedMultipart ||= upload instanceof StreamingUpload && upload.multipart;
         this.uploaded.push(entry.path);
         this.totals.files += 1;
         this.totals.bytes += entry.bytes;
-        this.logger.debug({ path: entry.path, bytes: entry.bytes, multipart }, 'uploaded');
+        this.logger.debug({ path: entry.path, bytes: entry.bytes }, 'uploaded');
       } catch (error) {
         this.failure = { error };
+        await upload.abort();
       }
     });
   }
