@@ -41,6 +41,10 @@ describe('loadConfig', () => {
     ['a page size over the API limit', { api: { pageSize: 501 } }, /"api\.pageSize" is 501 .*from 1 to 500/],
     ['an unknown stream', { sync: { streams: ['customers', 'reviews'] } }, /"sync\.streams" contains "reviews"/],
     ['a bad time zone', { schedule: { timezone: 'Mars/Olympus' } }, /"schedule\.timezone" is "Mars\/Olympus"/],
+    ['a publication target that is not s3://', { export: { url: 'https://bucket.example.com/x' } }, /"export\.url" \(or LOYALTY_EXPORT_URL\) is "https:\/\/bucket\.example\.com\/x"; expected an s3:\/\/ URL/],
+    ['a publication target without a prefix', { export: { url: 's3://exports' } }, /"export\.url".*"s3:\/\/exports"; expected a prefix after the bucket/],
+    ['an endpoint that is not a URL', { export: { s3: { endpoint: 'minio:9000' } } }, /"export\.s3\.endpoint" is "minio:9000"; expected an http\(s\) URL/],
+    ['a part size below S3\'s minimum', { export: { s3: { partSizeMiB: 4 } } }, /"export\.s3\.partSizeMiB" is 4 .*from 5 to 5120/],
   ];
   for (const [what, content, message] of bad) {
     it(`refuses ${what}, naming the key and the value`, () => {
@@ -54,6 +58,11 @@ describe('loadConfig', () => {
     for (const url of ['http://127.0.0.1:8080', 'http://localhost:1', 'http://[::1]:9000']) {
       expect(loadConfig({ env: { LOYALTY_BASE_URL: url } }).api.baseUrl).toBe(url);
     }
+  });
+
+  it('reads the publication target from LOYALTY_EXPORT_URL', () => {
+    expect(loadConfig({ env: { LOYALTY_EXPORT_URL: 's3://exports/loyalty' } }).export.url).toBe('s3://exports/loyalty');
+    expect(loadConfig({ env: {} }).export.url).toBe('');
   });
 
   it('refuses a bad LOG_LEVEL from the environment', () => {
