@@ -11,8 +11,8 @@ import { BATCH_ROWS, batchColumns, writeParquet } from './parquetWriter.js';
 import type { TableSchema } from './schema.js';
 import type { Snapshot } from './snapshot.js';
 
-/** Lines per read from the mirror: about 4 MB of CSV for transactions, few enough to keep memory flat. */
-const CSV_BATCH_ROWS = 8192;
+/** Lines per read from the mirror: about 1 MB of CSV for transactions (2,048 read faster than 8,192, and hold less). */
+const CSV_BATCH_ROWS = 2048;
 
 /** A copy of a file's bytes going elsewhere as they are written (an upload to object storage). */
 export interface FileCopy extends ByteSink {
