@@ -24,9 +24,11 @@ packages=(
 debs="$home/debs"
 mkdir -p "$debs" "$root"
 # apt-get download needs package lists; a fresh container has none.
-if ! (cd "$debs" && apt-get download "${packages[@]}" >/dev/null 2>&1); then
+# As root, apt would hand the download to its _apt user, who cannot write a folder under $HOME.
+get() { (cd "$debs" && apt-get -o APT::Sandbox::User=root download "${packages[@]}" >/dev/null); }
+if ! get 2>/dev/null; then
   apt-get update >/dev/null
-  (cd "$debs" && apt-get download "${packages[@]}" >/dev/null)
+  get
 fi
 for deb in "$debs"/*.deb; do dpkg -x "$deb" "$root"; done
 rm -rf "$debs"
