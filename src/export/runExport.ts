@@ -91,7 +91,10 @@ export async function runExport(options: ExportOptions): Promise<ExportReport> {
   const pending: PendingFile[] = [];
   const published: string[] = [];
   let started = false;
-  let manifestWritten = false;
+  // Once a manifest may be visible, loaders may already be reading its files: they stay.
+  let bucketManifestMayBeVisible = false;
+  let localManifestWritten = false;
+  let publicationCompleted = false;
   try {
     const schemas = tables.map((table) => tableSchema(snapshot.db, table));
     const previous = options.sinceLast ? baselines(db, tables) : new Map();
@@ -108,6 +111,7 @@ export async function runExport(options: ExportOptions): Promise<ExportReport> {
       let rows = 0;
       for (const format of formats) {
         options.signal?.throwIfAborted();
+        await publisher?.waitForRoom(1);
         const copyTo = publisher === null ? undefined : (path: string, fileFormat: string) => publisher.startFile(path, fileFormat, options.signal);
         const file = await writeTableFile(snapshot, schema, format, { root, runId, date, since, sinceRunId: baseline?.runId ?? null, config, copyTo, signal: options.signal });
         pending.push(file);
@@ -138,8 +142,11 @@ export async function runExport(options: ExportOptions): Promise<ExportReport> {
     };
     let manifestUrl: string | null = null;
     if (publisher) {
+      await publisher.drain();
+      bucketManifestMayBeVisible = true;
       manifestUrl = await publisher.putManifest(manifest);
-      manifestWritten = true;
+      completePublication(db, runId, new Date().toISOString(), publisher.totals.files, publisher.totals.bytes, manifestUrl);
+      publicationCompleted = true;
       await publisher.finishRun(runId).catch((error: unknown) => logger.warn({ err: error }, 'could not abort an unfinished upload of this run; the next export tries again'));
     }
     let manifestPath = manifestUrl ?? '';
@@ -149,12 +156,11 @@ export async function runExport(options: ExportOptions): Promise<ExportReport> {
         published.push(file.finalPath);
       }
       manifestPath = join(root, await writeManifest(root, manifest));
-      manifestWritten = true;
+      localManifestWritten = true;
     } else {
       await Promise.all(pending.map((file) => rm(file.tmpPath, { force: true })));
     }
     completeRun(db, runId, new Date().toISOString(), changeSeq, manifestPath, pending.length, outcomes);
-    if (publisher && manifestUrl !== null) completePublication(db, runId, new Date().toISOString(), publisher.totals.files, publisher.totals.bytes, manifestUrl);
 
     // The run is complete and published; failing to prune old runs must not undo it.
     const retention = [applyRetention(root, config.export.retainRuns, runId), ...(publisher ? [publisher.applyRetention(config.export.retainRuns, runId)] : [])];
@@ -171,15 +177,12 @@ export async function runExport(options: ExportOptions): Promise<ExportReport> {
     return { runId, manifestPath, files: manifest.files, kind, publication };
   } catch (error) {
     if (snapshot.db.open) snapshot.close();
-    // Once a manifest is out, loaders may already be reading the files: they stay.
-    if (!manifestWritten) {
-      await publisher?.discardRun();
-      await Promise.all([...pending.map((file) => file.tmpPath), ...published].map((path) => rm(path, { force: true })));
-    }
+    if (!bucketManifestMayBeVisible) await publisher?.discardRun();
+    await Promise.all([...pending.map((file) => file.tmpPath), ...(localManifestWritten ? [] : published)].map((path) => rm(path, { force: true })));
     const message = error instanceof Error ? error.message : String(error);
     if (started) {
       failRun(db, runId, new Date().toISOString(), message);
-      if (publisher) failPublication(db, runId, new Date().toISOString(), publisher.totals.files, publisher.totals.bytes, message);
+      if (publisher && !publicationCompleted) failPublication(db, runId, new Date().toISOString(), publisher.totals.files, publisher.totals.bytes, message);
     }
     throw new Error(`Export ${runId} failed: ${message}`, { cause: error });
   } finally {

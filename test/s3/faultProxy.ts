@@ -1,8 +1,12 @@
 import { createServer, request, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { Transform } from 'node:stream';
 
-/** What the proxy does to one write (PUT, POST or DELETE); reads always pass. */
-export type WriteFault = 'pass' | 'slowdown' | 'drop-after-apply';
+/**
+ * What the proxy does to one write (PUT, POST or DELETE); reads always pass. `corrupt` flips one bit
+ * of the body on its way to the store, as a faulty network path or NIC could.
+ */
+export type WriteFault = 'pass' | 'slowdown' | 'drop-after-apply' | 'corrupt';
 
 export interface WriteSeen {
   /** 1 for the first write through the proxy. */
@@ -34,6 +38,8 @@ export interface FaultProxy {
   slowdowns: number;
   /** Writes the store applied whose answer the client never got. */
   drops: number;
+  /** Writes whose body reached the store with one bit flipped. */
+  corruptions: number;
   close: () => Promise<void>;
 }
 
@@ -47,7 +53,7 @@ const SLOW_DOWN = '<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>SlowDown
  */
 export async function startFaultProxy(upstream: string, options: FaultProxyOptions = {}): Promise<FaultProxy> {
   const target = new URL(upstream);
-  const proxy: FaultProxy = { endpoint: '', writes: [], slowdowns: 0, drops: 0, close: async () => undefined };
+  const proxy: FaultProxy = { endpoint: '', writes: [], slowdowns: 0, drops: 0, corruptions: 0, close: async () => undefined };
   const server: Server = createServer((req: IncomingMessage, res) => {
     const isWrite = req.method !== 'GET' && req.method !== 'HEAD';
     let fault: WriteFault = 'pass';
@@ -94,6 +100,22 @@ export async function startFaultProxy(upstream: string, options: FaultProxyOptio
         answer.pipe(res);
       });
       upstreamRequest.on('error', () => req.socket.destroy());
+      if (fault === 'corrupt') {
+        proxy.corruptions += 1;
+        let flipped = false;
+        req.pipe(
+          new Transform({
+            transform(chunk: Buffer, _encoding, done) {
+              if (!flipped && chunk.byteLength > 0) {
+                flipped = true;
+                chunk[0] ^= 0x01;
+              }
+              done(null, chunk);
+            },
+          }),
+        ).pipe(upstreamRequest);
+        return;
+      }
       req.pipe(upstreamRequest);
     };
     if (isWrite && options.writeDelayMs) {

@@ -4,12 +4,13 @@ import { join } from 'node:path';
 import { S3Client } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Config } from '../../src/config.js';
+import { createBucketClient } from '../../src/export/bucket/client.js';
 import { BucketObjects } from '../../src/export/bucket/objects.js';
 import { StreamingUpload } from '../../src/export/bucket/streamingUpload.js';
 import { runExport, type ExportReport } from '../../src/export/index.js';
 import { exportConfig, fillMirror, silentLogger, tempDir } from '../export/helpers.js';
 import { startFaultProxy, type FaultProxy } from './faultProxy.js';
-import { newBucket, storeClient, swift, testS3Settings, useAwsEnv } from './helpers.js';
+import { listKeys, newBucket, storeClient, swift, testS3Settings, useAwsEnv } from './helpers.js';
 
 const PART = 5 * 1024 * 1024;
 const base64 = (algorithm: string, bytes: Buffer | string): string => createHash(algorithm).update(bytes).digest('base64');
@@ -20,6 +21,7 @@ describe('what each upload asks the store to check', () => {
   const dir = tempDir();
   let proxy: FaultProxy;
   let bucket: string;
+  let first: ExportReport;
   let report: ExportReport;
 
   beforeAll(async () => {
@@ -28,7 +30,7 @@ describe('what each upload asks the store to check', () => {
     bucket = await newBucket(client);
     const config = exportConfig(dir, { url: `s3://${bucket}/p`, retainRuns: 1, s3: testS3Settings() }) as Config;
     const db = await fillMirror(config.db.path, 2, 'tiny');
-    await runExport({ db, config, logger: silentLogger, formats: ['csv'], tables: ['customers'] });
+    first = await runExport({ db, config, logger: silentLogger, formats: ['csv'], tables: ['customers'] });
     // The second run expires the first: its deletion is a DeleteObjects.
     report = await runExport({ db, config, logger: silentLogger, formats: ['csv'], tables: ['customers'] });
     db.close();
@@ -43,11 +45,16 @@ describe('what each upload asks the store to check', () => {
     expect(Object.keys(put.headers).filter((name) => name.startsWith('x-amz-checksum-') || name === 'x-amz-trailer')).toEqual([]);
   });
 
-  it('outside AWS, DeleteObjects carries Content-MD5 instead of the SDK CRC32', () => {
+  it('outside AWS, DeleteObjects carries Content-MD5 instead of the SDK CRC32, which Swift requires', async () => {
     const deletion = proxy.writes.find((write) => write.method === 'POST' && write.path.includes('delete'))!;
     expect(deletion).toBeDefined();
     expect(deletion.headers['content-md5']).toMatch(/^[A-Za-z0-9+/]{22}==$/);
     expect(Object.keys(deletion.headers).filter((name) => name.startsWith('x-amz-checksum-'))).toEqual([]);
+    // The store took it: the expired run is gone.
+    const keys = await listKeys(client, bucket, 'p/');
+    expect(keys).not.toContain(`p/manifests/${first.runId}.json`);
+    expect(keys).not.toContain(`p/${first.files[0].path}`);
+    expect(keys).toContain(`p/${report.files[0].path}`);
   });
 
   it('on AWS, a single PUT carries the file SHA-256, and each part of a multipart upload is signed with its own SHA-256', async () => {
@@ -79,9 +86,9 @@ describe('what each upload asks the store to check', () => {
   });
 
   it('outside AWS, each part of a multipart upload is signed with the SHA-256 of its bytes, which the store checks', async () => {
-    const { accessKeyId, secretAccessKey } = swift();
-    const s3 = new S3Client({ endpoint: proxy.endpoint, region: 'us-east-1', forcePathStyle: true, requestChecksumCalculation: 'WHEN_REQUIRED', credentials: { accessKeyId, secretAccessKey } });
-    const objects = new BucketObjects({ s3, endpointLabel: proxy.endpoint, isAws: false }, { bucket, prefix: 'other', url: `s3://${bucket}/other` }, silentLogger);
+    const bucketClient = createBucketClient(testS3Settings());
+    expect(bucketClient.isAws).toBe(false);
+    const objects = new BucketObjects(bucketClient, { bucket, prefix: 'other', url: `s3://${bucket}/other` }, silentLogger);
     const big = randomBytes(PART + 777);
     const upload = new StreamingUpload(objects, 'orders/dt=2026-01-01/orders-20260101T000000Z-aaaa.csv', 'csv', PART);
     await upload.write(big);
@@ -91,8 +98,8 @@ describe('what each upload asks the store to check', () => {
     for (const part of parts) {
       const number = Number(/partNumber=(\d+)/.exec(part.path)![1]);
       expect(part.headers['x-amz-content-sha256']).toBe(hex('sha256', big.subarray((number - 1) * PART, number * PART)));
-      expect(Object.keys(part.headers).filter((name) => name.startsWith('x-amz-checksum-'))).toEqual([]);
+      expect(Object.keys(part.headers).filter((name) => name.startsWith('x-amz-checksum-') || name === 'expect')).toEqual([]);
     }
-    s3.destroy();
+    bucketClient.s3.destroy();
   });
 });

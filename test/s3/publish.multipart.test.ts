@@ -54,7 +54,6 @@ describe('a file larger than one part', () => {
   it('goes up part by part as it is written: buffers never hold more than a few parts, not the file', () => {
     const [file] = report.files;
     expect(file.bytes).toBeGreaterThan(12 * 5 * MIB);
-    expect(peakGrowth).toBeGreaterThan(0);
     expect(peakGrowth).toBeLessThan(8 * 5 * MIB);
   });
 });

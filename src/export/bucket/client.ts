@@ -6,8 +6,11 @@ import { registerSecret } from '../../log.js';
 /** Tries of one request (the first included) on throttling, 5xx and dropped connections: the SDK's standard backoff with jitter. */
 const MAX_ATTEMPTS = 8;
 const CONNECT_TIMEOUT_MS = 10_000;
-/** Idle time on an open request before it is abandoned and retried; a part of several MiB moves well within it. */
-const REQUEST_TIMEOUT_MS = 120_000;
+/**
+ * A socket silent this long fails its request, which is then retried: a store that accepts a request
+ * and never answers must not hang a CronJob. (The handler's requestTimeout would only warn on stderr.)
+ */
+const SOCKET_IDLE_TIMEOUT_MS = 120_000;
 
 export interface BucketClient {
   s3: S3Client;
@@ -41,7 +44,11 @@ export function createBucketClient(settings: Readonly<Config['export']['s3']>, e
     maxAttempts: MAX_ATTEMPTS,
     requestChecksumCalculation: isAws ? 'WHEN_SUPPORTED' : 'WHEN_REQUIRED',
     responseChecksumValidation: isAws ? 'WHEN_SUPPORTED' : 'WHEN_REQUIRED',
-    requestHandler: { connectionTimeout: CONNECT_TIMEOUT_MS, requestTimeout: REQUEST_TIMEOUT_MS },
+    requestHandler: { connectionTimeout: CONNECT_TIMEOUT_MS, socketTimeout: SOCKET_IDLE_TIMEOUT_MS },
+    // On AWS, a bucket in another region than the one configured answers with a redirect the SDK can follow.
+    followRegionRedirects: isAws,
+    // Outside AWS, a store or proxy that never answers "Expect: 100-continue" would stall every part by seconds.
+    ...(isAws ? {} : { expectContinueHeader: false }),
   });
   if (!isAws) useContentMd5ForDeletes(s3);
   return { s3, endpointLabel: endpoint ?? `AWS S3 (${region})`, isAws };

@@ -39,8 +39,10 @@ export function isNotImplemented(error: unknown): boolean {
   return name === 'NotImplemented' || code === 'NotImplemented' || $metadata?.httpStatusCode === 501;
 }
 
+/** Whether the object or upload asked for is not there (a missing bucket is not that: it is an error). */
 export function isNotFound(error: unknown): boolean {
   const { name, $metadata } = fields(error);
+  if (name === 'NoSuchBucket') return false;
   return name === 'NotFound' || name === 'NoSuchKey' || name === 'NoSuchUpload' || $metadata?.httpStatusCode === 404;
 }
 

@@ -48,14 +48,23 @@ export class BucketObjects {
     try {
       return await request();
     } catch (error) {
-      if (error instanceof BucketError || (error instanceof Error && error.name === 'AbortError')) throw error;
-      throw new BucketError(describeBucketError(operation, this.target.bucket, this.client.endpointLabel, error), { cause: error });
+      throw this.failure(operation, error);
     }
   }
 
-  /** Every object under the prefix, listed flat: some stores drop deep common prefixes from delimiter listings. */
+  /** The error to throw for a failed request: one sentence naming the operation and the bucket. */
+  failure(operation: string, error: unknown): unknown {
+    if (error instanceof BucketError || (error instanceof Error && error.name === 'AbortError')) return error;
+    return new BucketError(describeBucketError(operation, this.target.bucket, this.client.endpointLabel, error), { cause: error });
+  }
+
+  /**
+   * Every object under the prefix, listed flat: some stores drop deep common prefixes from delimiter
+   * listings. A listing can still come back short (a store that pages badly); what deletes on its
+   * strength asks for positive evidence first.
+   */
   async list(): Promise<StoredObject[]> {
-    const found: StoredObject[] = [];
+    const found = new Map<string, StoredObject>();
     const base = `${this.target.prefix}/`;
     const seenTokens = new Set<string>();
     let token: string | undefined;
@@ -66,9 +75,9 @@ export class BucketObjects {
       );
       const contents = page.Contents ?? [];
       for (const object of contents) {
-        if (object.Key?.startsWith(base)) found.push({ path: object.Key.slice(base.length), size: object.Size ?? 0 });
+        if (object.Key?.startsWith(base)) found.set(object.Key, { path: object.Key.slice(base.length), size: object.Size ?? 0 });
       }
-      if (!page.IsTruncated) return found;
+      if (!page.IsTruncated) return [...found.values()];
       // A store that truncates without a continuation token is paged by the last key seen instead;
       // one that hands out a token it already gave has nothing new to say.
       const next = page.NextContinuationToken;
@@ -81,7 +90,8 @@ export class BucketObjects {
         token = undefined;
         startAfter = lastKey;
       } else {
-        return found;
+        this.logger.warn({ bucket: this.target.bucket }, 'the object store ended a listing without saying where to go on; what it did not list is left alone');
+        return [...found.values()];
       }
     }
   }
@@ -93,7 +103,7 @@ export class BucketObjects {
       return (await answer.Body?.transformToString('utf8')) ?? '';
     } catch (error) {
       if (isNotFound(error)) return null;
-      return this.call('GetObject', () => Promise.reject(error));
+      throw this.failure('GetObject', error);
     }
   }
 
@@ -111,13 +121,13 @@ export class BucketObjects {
   }
 
   /** Size and recorded SHA-256 of an object, or null when there is none. */
-  async head(path: string): Promise<{ size: number; sha256: string | null; eTag: string | null } | null> {
+  async head(path: string): Promise<{ size: number; sha256: string | null } | null> {
     try {
       const answer = await this.client.s3.send(new HeadObjectCommand({ Bucket: this.target.bucket, Key: this.key(path) }));
-      return { size: answer.ContentLength ?? -1, sha256: answer.Metadata?.sha256 ?? null, eTag: answer.ETag ?? null };
+      return { size: answer.ContentLength ?? -1, sha256: answer.Metadata?.sha256 ?? null };
     } catch (error) {
       if (isNotFound(error)) return null;
-      return this.call('HeadObject', () => Promise.reject(error));
+      throw this.failure('HeadObject', error);
     }
   }
 
@@ -134,7 +144,7 @@ export class BucketObjects {
           throw new BucketError(`DeleteObjects on bucket "${this.target.bucket}" left ${failed.length} object(s), e.g. ${failed[0].Key} (${failed[0].Code ?? 'no code'}).`);
         }
       } catch (error) {
-        if (!isNotImplemented(error)) return this.call('DeleteObjects', () => Promise.reject(error));
+        if (!isNotImplemented(error)) throw this.failure('DeleteObjects', error);
         for (const path of batch) {
           await this.call('DeleteObject', () => this.client.s3.send(new DeleteObjectCommand({ Bucket: this.target.bucket, Key: this.key(path) })));
         }
@@ -159,12 +169,16 @@ export class BucketObjects {
         for (const upload of page.Uploads ?? []) {
           if (upload.Key?.startsWith(base) && upload.UploadId) found.push({ path: upload.Key.slice(base.length), uploadId: upload.UploadId });
         }
-        if (!page.IsTruncated || !page.NextKeyMarker || (page.NextKeyMarker === keyMarker && page.NextUploadIdMarker === uploadIdMarker)) return found;
-        keyMarker = page.NextKeyMarker;
-        uploadIdMarker = page.NextUploadIdMarker;
+        // A store that truncates without markers is paged by the last upload seen instead.
+        const last = page.Uploads?.at(-1);
+        const nextKey = page.NextKeyMarker || last?.Key;
+        const nextUploadId = page.NextKeyMarker ? page.NextUploadIdMarker : last?.UploadId;
+        if (!page.IsTruncated || !nextKey || (nextKey === keyMarker && nextUploadId === uploadIdMarker)) return found;
+        keyMarker = nextKey;
+        uploadIdMarker = nextUploadId;
       }
     } catch (error) {
-      if (!isNotImplemented(error)) return this.call('ListMultipartUploads', () => Promise.reject(error));
+      if (!isNotImplemented(error)) throw this.failure('ListMultipartUploads', error);
       this.logger.warn({ bucket: this.target.bucket }, 'the object store does not list multipart uploads; set a lifecycle rule (AbortIncompleteMultipartUpload) to clear unfinished ones');
       return null;
     }
@@ -179,7 +193,7 @@ export class BucketObjects {
         this.logger.warn({ bucket: this.target.bucket, path: upload.path }, 'the object store does not abort multipart uploads; a lifecycle rule (AbortIncompleteMultipartUpload) clears them');
         return;
       }
-      await this.call('AbortMultipartUpload', () => Promise.reject(error));
+      throw this.failure('AbortMultipartUpload', error);
     }
   }
 }

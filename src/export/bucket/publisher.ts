@@ -7,7 +7,7 @@ import { EXPORT_TABLES } from '../schema.js';
 import type { FileCopy } from '../writeTableFile.js';
 import type { ExportTarget } from '../target.js';
 import { createBucketClient } from './client.js';
-import { readPublishedRuns } from './manifests.js';
+import { latestRunId, readPublishedRuns } from './manifests.js';
 import { BucketObjects } from './objects.js';
 import { StreamingUpload } from './streamingUpload.js';
 
@@ -43,6 +43,8 @@ export class BucketPublisher {
   private failure: { error: unknown } | null = null;
   private readonly uploaded: string[] = [];
   private usedMultipart = false;
+  /** Files enqueued whose upload is not finished yet. */
+  private finishing = 0;
   readonly totals: PublicationTotals = { files: 0, bytes: 0 };
 
   private constructor(
@@ -71,11 +73,18 @@ export class BucketPublisher {
     const stored = await this.objects.list();
     const published = await readPublishedRuns(this.objects, stored);
     const referenced = new Set(published.flatMap((run) => run.files ?? []));
-    const unreadable = new Set(published.filter((run) => run.files === null).map((run) => run.runId));
-    const orphans = stored
-      .map((object) => ({ path: object.path, layout: parseDataFilePath(object.path, EXPORT_TABLES) }))
-      .filter(({ path, layout }) => layout !== null && !referenced.has(path) && !unreadable.has(layout.runId) && isDead(layout.runId))
-      .map(({ path }) => path);
+    const listedRuns = new Set(published.map((run) => run.runId));
+    const candidates = new Map<string, string[]>();
+    for (const { path } of stored) {
+      const layout = parseDataFilePath(path, EXPORT_TABLES);
+      if (layout === null || referenced.has(path) || listedRuns.has(layout.runId) || !isDead(layout.runId)) continue;
+      candidates.set(layout.runId, [...(candidates.get(layout.runId) ?? []), path]);
+    }
+    // A listing can come back short: a run's files go only when its manifest is certainly not there.
+    const orphans: string[] = [];
+    for (const [runId, paths] of candidates) {
+      if ((await this.objects.head(`${MANIFEST_DIR}/${runId}.json`)) === null) orphans.push(...paths);
+    }
     await this.objects.delete(orphans);
     const aborted = await this.abortUploads((runId) => isDead(runId));
     if (orphans.length + aborted > 0) this.logger.info({ objects: orphans.length, uploads: aborted }, `removed ${orphans.length} leftover object(s) and ${aborted} unfinished upload(s) of failed exports`);
@@ -89,8 +98,12 @@ export class BucketPublisher {
 
   /** Finishes and confirms a written file's upload while the next file is written; one at a time, in order. */
   enqueue(upload: FileCopy, entry: ManifestFile): void {
+    this.finishing += 1;
     this.uploads = this.uploads.then(async () => {
-      if (this.failure !== null) return upload.abort();
+      if (this.failure !== null) {
+        this.finishing -= 1;
+        return upload.abort();
+      }
       try {
         await upload.finish(entry);
         this.usedMultipart ||= upload instanceof StreamingUpload && upload.multipart;
@@ -101,6 +114,8 @@ export class BucketPublisher {
       } catch (error) {
         this.failure = { error };
         await upload.abort();
+      } finally {
+        this.finishing -= 1;
       }
     });
   }
@@ -110,15 +125,23 @@ export class BucketPublisher {
     if (this.failure !== null) throw this.failure.error;
   }
 
+  /**
+   * Waits until at most `files` written files are still finishing their uploads: with a slow store,
+   * the exporter then waits instead of holding the last part of file after file in memory.
+   */
+  async waitForRoom(files: number): Promise<void> {
+    while (this.finishing > files) await this.uploads;
+    this.throwIfFailed();
+  }
+
   /** Waits for every enqueued upload; each was confirmed by HeadObject before this resolves. */
   async drain(): Promise<void> {
     await this.uploads;
     this.throwIfFailed();
   }
 
-  /** manifests/RUNID.json, then latest.json: after this, loaders see the run. Returns the manifest's URL. */
+  /** manifests/RUNID.json, then latest.json, once `drain` resolved: after this, loaders see the run. Returns the manifest's URL. */
   async putManifest(manifest: Manifest): Promise<string> {
-    await this.drain();
     const body = Buffer.from(manifestText(manifest));
     const sha256 = createHash('sha256').update(body).digest('hex');
     const runPath = `${MANIFEST_DIR}/${manifest.runId}.json`;
@@ -141,19 +164,20 @@ export class BucketPublisher {
   }
 
   /**
-   * Keeps the newest `keep` runs and the current one; deletes older runs' files in batches, never a
-   * file that a kept manifest lists, then their manifests. Returns the run ids removed.
+   * Keeps the newest `keep` runs, the current one and the one latest.json names; deletes the older
+   * runs' manifests in batches, then their files, never a file that a kept manifest lists. Manifests
+   * go first, so no listed manifest ever names a deleted file; files an interruption leaves behind
+   * are leftovers the next export removes. Returns the run ids removed.
    */
   async applyRetention(keep: number, currentRunId: string): Promise<string[]> {
     const runs = (await readPublishedRuns(this.objects, await this.objects.list())).filter((run) => run.files !== null);
-    const kept = new Set([currentRunId, ...runs.slice(-keep).map((run) => run.runId)]);
+    const kept = new Set([currentRunId, await latestRunId(this.objects), ...runs.slice(-keep).map((run) => run.runId)]);
     const expired = runs.filter((run) => !kept.has(run.runId));
     if (expired.length === 0) return [];
     const keptFiles = new Set(runs.filter((run) => kept.has(run.runId)).flatMap((run) => run.files ?? []));
     const files = expired.flatMap((run) => run.files ?? []).filter((path) => !keptFiles.has(path) && parseDataFilePath(path, EXPORT_TABLES) !== null);
-    await this.objects.delete(files);
-    // Manifests go last: if this is interrupted, the next export still knows the remaining files.
     await this.objects.delete(expired.map((run) => `${MANIFEST_DIR}/${run.runId}.json`));
+    await this.objects.delete(files);
     return expired.map((run) => run.runId);
   }
 

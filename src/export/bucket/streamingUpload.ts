@@ -1,5 +1,4 @@
 import {
-  AbortMultipartUploadCommand,
   CompleteMultipartUploadCommand,
   CreateMultipartUploadCommand,
   UploadPartCommand,
@@ -58,9 +57,9 @@ export class StreamingUpload implements ByteSink {
     this.throwIfFailed();
     let offset = 0;
     while (offset < chunk.byteLength) {
-      this.part ??= Buffer.allocUnsafe(this.partSizeBytes);
       const length = Math.min(chunk.byteLength - offset, this.partSizeBytes - this.filled);
-      this.part.set(chunk.subarray(offset, offset + length), this.filled);
+      this.reserve(this.filled + length);
+      this.part!.set(chunk.subarray(offset, offset + length), this.filled);
       this.filled += length;
       offset += length;
       if (this.filled === this.partSizeBytes) await this.sendPart();
@@ -97,9 +96,19 @@ export class StreamingUpload implements ByteSink {
     if (this.uploadId === null) return;
     const uploadId = this.uploadId;
     this.uploadId = null;
-    await this.objects.client.s3
-      .send(new AbortMultipartUploadCommand({ Bucket: this.objects.target.bucket, Key: this.objects.key(this.path), UploadId: uploadId }))
-      .catch(() => undefined); // The next export aborts what is left.
+    // What cannot be aborted now is aborted by the next export's cleanup.
+    await this.objects.abortUpload({ path: this.path, uploadId }).catch(() => undefined);
+  }
+
+  /**
+   * Room for `bytes` in the part being filled. The buffer grows as bytes arrive, so a small file never
+   * holds a whole part's worth of memory.
+   */
+  private reserve(bytes: number): void {
+    if (this.part !== null && this.part.byteLength >= bytes) return;
+    const grown = Buffer.allocUnsafe(Math.min(this.partSizeBytes, Math.max(bytes, 2 * (this.part?.byteLength ?? 0), 64 * 1024)));
+    if (this.part !== null) this.part.copy(grown, 0, 0, this.filled);
+    this.part = grown;
   }
 
   private get contentType(): string {
