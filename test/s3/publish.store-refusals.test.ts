@@ -44,6 +44,15 @@ describe('a store that refuses or loses the answer to a write at the worst momen
     expect(await openUploads(client, bucket)).toEqual([]);
   });
 
+  it('an upload begun twice because its first answer was lost leaves no unfinished upload behind', async () => {
+    let dropped = 0;
+    fault = (write) => (write.method === 'POST' && /\?uploads/.test(write.path) && dropped++ === 0 ? 'drop-after-apply' : 'pass');
+    const report = await runExport({ db, config, logger: silentLogger, tables: ['transactions'] });
+    expect(dropped).toBeGreaterThan(1);
+    expect(await latest()).toBe(report.runId);
+    expect(await openUploads(client, bucket)).toEqual([]);
+  });
+
   it('a part corrupted on the way is refused by the store: the export fails and publishes nothing', async () => {
     const before = await latest();
     let corrupted = 0;

@@ -42,7 +42,7 @@ export class BucketPublisher {
   private uploads: Promise<void> = Promise.resolve();
   private failure: { error: unknown } | null = null;
   private readonly uploaded: string[] = [];
-  private usedMultipart = false;
+  private readonly started: StreamingUpload[] = [];
   /** Files enqueued whose upload is not finished yet. */
   private finishing = 0;
   readonly totals: PublicationTotals = { files: 0, bytes: 0 };
@@ -93,7 +93,9 @@ export class BucketPublisher {
 
   /** An upload of the file at `path` in the layout, fed with its bytes as the exporter writes them. */
   startFile(path: string, format: string, signal?: AbortSignal): StreamingUpload {
-    return new StreamingUpload(this.objects, path, format, this.partSizeBytes, signal);
+    const upload = new StreamingUpload(this.objects, path, format, this.partSizeBytes, signal);
+    this.started.push(upload);
+    return upload;
   }
 
   /** Finishes and confirms a written file's upload while the next file is written; one at a time, in order. */
@@ -106,7 +108,6 @@ export class BucketPublisher {
       }
       try {
         await upload.finish(entry);
-        this.usedMultipart ||= upload instanceof StreamingUpload && upload.multipart;
         this.uploaded.push(entry.path);
         this.totals.files += 1;
         this.totals.bytes += entry.bytes;
@@ -154,7 +155,7 @@ export class BucketPublisher {
 
   /** Aborts this run's own unfinished uploads: a retried CreateMultipartUpload can leave one behind. */
   async finishRun(runId: string): Promise<void> {
-    if (this.usedMultipart) await this.abortUploads((uploadRunId) => uploadRunId === runId);
+    if (this.started.some((upload) => upload.multipart)) await this.abortUploads((uploadRunId) => uploadRunId === runId);
   }
 
   /** After a failure before the manifest: removes what this run uploaded (a later export would, too). */

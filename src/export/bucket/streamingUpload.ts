@@ -35,6 +35,7 @@ export class StreamingUpload implements ByteSink {
   private part: Buffer | null = null;
   private filled = 0;
   private uploadId: string | null = null;
+  private usedParts = false;
   private nextPartNumber = 1;
   private readonly parts: CompletedPart[] = [];
   private readonly inFlight = new Set<Promise<void>>();
@@ -49,8 +50,9 @@ export class StreamingUpload implements ByteSink {
     private readonly signal?: AbortSignal,
   ) {}
 
+  /** Whether the file went up in parts (rather than as one PUT). */
   get multipart(): boolean {
-    return this.uploadId !== null;
+    return this.usedParts;
   }
 
   async write(chunk: Uint8Array): Promise<void> {
@@ -142,6 +144,7 @@ export class StreamingUpload implements ByteSink {
       }),
     );
     if (!answer.UploadId) throw new BucketError(`CreateMultipartUpload on bucket "${this.objects.target.bucket}" answered without an upload id.`);
+    this.usedParts = true;
     return answer.UploadId;
   }
 
