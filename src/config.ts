@@ -46,6 +46,8 @@ export interface Config {
   };
   schedule: { timezone: string; sync: string; push: string; refresh: string; export: string };
   runtime: { lockLeaseSeconds: number; shutdownDeadlineSeconds: number };
+  /** When `status --check` reports the mirror unhealthy. */
+  health: { maxSyncAgeMinutes: number; maxUnknownAgeHours: number; maxExportAgeHours: number };
   log: { level: LogLevel };
 }
 
@@ -189,6 +191,9 @@ function validate(config: Config): void {
   }
   integer('runtime.lockLeaseSeconds', config.runtime.lockLeaseSeconds, 1);
   positive('runtime.shutdownDeadlineSeconds', config.runtime.shutdownDeadlineSeconds);
+  positive('health.maxSyncAgeMinutes', config.health.maxSyncAgeMinutes);
+  positive('health.maxUnknownAgeHours', config.health.maxUnknownAgeHours);
+  positive('health.maxExportAgeHours', config.health.maxExportAgeHours);
   if (!(LOG_LEVELS as readonly string[]).includes(config.log.level)) {
     throw new ConfigError(`Config key "log.level" (or LOG_LEVEL) is "${config.log.level}"; expected one of ${LOG_LEVELS.join(', ')}.`);
   }

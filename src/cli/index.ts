@@ -40,7 +40,7 @@ const COMMANDS: Record<string, CommandEntry> = {
     run: async (argv, ctx) => (await import('./run.js')).runCommand(argv, ctx),
   },
   status: {
-    summary: 'per stream rows, watermark, last success and lag; queue counts; last export; lock holder (--json)',
+    summary: 'per stream rows, watermark, last success and lag; queue counts; last export and publication; lock holder (--json; --check exits 1 when unhealthy)',
     needsConfig: true,
     run: async (argv, ctx) => (await import('./status.js')).statusCommand(argv, ctx),
   },

@@ -2,12 +2,14 @@ import type { Db } from '../db/open.js';
 import { lastExport, lastPublication, type LastExport, type LastPublication } from '../export/index.js';
 import { JOB_STATES, queueCounts, type QueueCounts } from '../queue/index.js';
 import { readLockHolder, type LockHolder } from '../runtime/lock.js';
+import { formatAge } from '../formatAge.js';
+import { checkHealth } from '../health/checkHealth.js';
 import { readSyncStatus, type StreamStatus } from '../sync/index.js';
 import { parseCommandArgs } from './args.js';
 import { openMirror, type CommandContext } from './context.js';
-import { EXIT_OK } from './errors.js';
+import { EXIT_FAILED, EXIT_OK } from './errors.js';
 
-const USAGE = `Usage: loyalty-sync status [--json]
+const USAGE = `Usage: loyalty-sync status [--json] [--check]
 
 Show what an operator asks first:
   per stream: rows in the mirror, watermark, last success and its age (the lag), last error;
@@ -16,9 +18,17 @@ Show what an operator asks first:
   the last publication to object storage: target, run, files, bytes, when, and whether it completed;
   whether a loyalty-sync process (e.g. \`run\`) holds the mirror's writer lock.
 
+With --check, it checks instead, for probes and cron alerts: one line per finding and exit 1 when
+  a configured stream's last successful sync is older than health.maxSyncAgeMinutes (default 60),
+  a write job is dead,
+  a job has been unknown for longer than health.maxUnknownAgeHours (default 24),
+  or the last export is older than health.maxExportAgeHours (default 26), once exports have run;
+otherwise one line and exit 0.
+
 Options:
-  --json  print the same as one JSON object
-  --help  show this help
+  --json   print the same as one JSON object (with --check: the findings as a JSON list)
+  --check  exit 1 with one line per finding when the mirror is unhealthy
+  --help   show this help
 `;
 
 /** Everything `status` reports; each part of the product adds its own section here. */
@@ -74,13 +84,19 @@ function renderLock(holder: LockHolder | null): string {
 }
 
 export async function statusCommand(argv: string[], ctx: CommandContext): Promise<number> {
-  const { values } = parseCommandArgs('status', argv, { json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } });
+  const { values } = parseCommandArgs('status', argv, { json: { type: 'boolean' }, check: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } });
   if (values.help) {
     ctx.stdout.write(USAGE);
     return EXIT_OK;
   }
   const db = openMirror(ctx);
   try {
+    if (values.check) {
+      const findings = checkHealth(db, ctx.config);
+      if (values.json) ctx.stdout.write(`${JSON.stringify(findings, null, 2)}\n`);
+      else ctx.stdout.write(findings.length === 0 ? 'healthy: streams synced, no dead or long-unknown jobs, exports current\n' : `${findings.map((finding) => finding.message).join('\n')}\n`);
+      return findings.length === 0 ? EXIT_OK : EXIT_FAILED;
+    }
     const status = collectStatus(db);
     ctx.stdout.write(values.json ? `${JSON.stringify(status, null, 2)}\n` : renderStatus(status));
     return EXIT_OK;
@@ -112,14 +128,4 @@ function errorText(s: StreamStatus): string {
   }
   if (s.resumable) parts.push('an interrupted run will resume');
   return parts.length === 0 ? '-' : parts.join('; ');
-}
-
-/** 45s, 12m, 3h 5m, 2d 4h. */
-export function formatAge(seconds: number): string {
-  if (seconds < 60) return `${seconds}s`;
-  const minutes = Math.floor(seconds / 60);
-  if (minutes < 60) return `${minutes}m`;
-  const hours = Math.floor(minutes / 60);
-  if (hours < 48) return `${hours}h ${minutes % 60}m`;
-  return `${Math.floor(hours / 24)}d ${hours % 24}h`;
 }

@@ -1,0 +1,89 @@
+import type { Config } from '../config.js';
+import type { Db } from '../db/open.js';
+import { lastExport } from '../export/index.js';
+import { formatAge } from '../formatAge.js';
+import { readSyncStatus } from '../sync/index.js';
+
+const MINUTE_MS = 60_000;
+const HOUR_MS = 60 * MINUTE_MS;
+/** Jobs named in one finding's line; the rest are counted. */
+const JOBS_NAMED = 3;
+
+/** One reason the mirror is unhealthy: what an operator would be paged for. */
+export interface HealthFinding {
+  kind: 'stale_sync' | 'dead_jobs' | 'unknown_jobs' | 'stale_export';
+  /** One line for a person, e.g. `dead: 1 job (add_points, job 12: 404 Customer not found)`. */
+  message: string;
+  /** The stream, for stale_sync. */
+  stream?: string;
+  /** Jobs concerned, for dead_jobs and unknown_jobs. */
+  count?: number;
+  /** Seconds since the last success, for stale_sync and stale_export; null when there never was one. */
+  ageSeconds?: number | null;
+}
+
+interface JobLine {
+  id: number;
+  kind: string;
+  status: number | null;
+  error: string | null;
+  since: string;
+}
+
+/**
+ * What `status --check` alerts on: a configured stream not synced within health.maxSyncAgeMinutes, a
+ * dead job, a job unknown for longer than health.maxUnknownAgeHours, and (once exports have run) an
+ * export older than health.maxExportAgeHours. No finding means healthy.
+ */
+export function checkHealth(db: Db, config: Readonly<Config>, now: Date = new Date()): HealthFinding[] {
+  const findings: HealthFinding[] = [];
+  const { maxSyncAgeMinutes, maxUnknownAgeHours, maxExportAgeHours } = config.health;
+
+  for (const stream of readSyncStatus(db, now).filter((status) => config.sync.streams.includes(status.stream))) {
+    if (stream.ageSeconds === null) {
+      findings.push({ kind: 'stale_sync', stream: stream.stream, ageSeconds: null, message: `stale sync: ${stream.stream} has never synced successfully` });
+    } else if (stream.ageSeconds * 1000 > maxSyncAgeMinutes * MINUTE_MS) {
+      findings.push({
+        kind: 'stale_sync',
+        stream: stream.stream,
+        ageSeconds: stream.ageSeconds,
+        message: `stale sync: ${stream.stream} last synced ${formatAge(stream.ageSeconds)} ago (limit ${maxSyncAgeMinutes}m)${stream.lastError ? `; last error: ${stream.lastError.message}` : ''}`,
+      });
+    }
+  }
+
+  const dead = jobs(db, `state = 'dead'`, []);
+  if (dead.count > 0) findings.push({ kind: 'dead_jobs', count: dead.count, message: `dead: ${plural(dead.count, 'job')} (${describeJobs(dead)})` });
+
+  const unknownBefore = new Date(now.getTime() - maxUnknownAgeHours * HOUR_MS).toISOString();
+  const unknown = jobs(db, `state = 'unknown' AND updated_at < ?`, [unknownBefore]);
+  if (unknown.count > 0) {
+    findings.push({ kind: 'unknown_jobs', count: unknown.count, message: `unknown for over ${maxUnknownAgeHours}h: ${plural(unknown.count, 'job')} (${describeJobs(unknown)})` });
+  }
+
+  const exported = lastExport(db);
+  if (exported !== null) {
+    const ageSeconds = Math.max(0, Math.round((now.getTime() - Date.parse(exported.finishedAt)) / 1000));
+    if (ageSeconds * 1000 > maxExportAgeHours * HOUR_MS) {
+      findings.push({ kind: 'stale_export', ageSeconds, message: `stale export: the last export (${exported.runId}) finished ${formatAge(ageSeconds)} ago (limit ${maxExportAgeHours}h)` });
+    }
+  }
+  return findings;
+}
+
+function jobs(db: Db, where: string, params: unknown[]): { count: number; named: JobLine[] } {
+  const count = db.prepare(`SELECT count(*) FROM write_jobs WHERE ${where}`).pluck().get(...params) as number;
+  const named = db
+    .prepare(`SELECT id, kind, last_status AS status, last_error AS error, updated_at AS since FROM write_jobs WHERE ${where} ORDER BY id LIMIT ${JOBS_NAMED}`)
+    .all(...params) as JobLine[];
+  return { count, named };
+}
+
+function describeJobs({ count, named }: { count: number; named: JobLine[] }): string {
+  const lines = named.map((job) => `${job.kind}, job ${job.id}${job.error ? `: ${[job.status, job.error].filter((part) => part !== null).join(' ')}` : ''}`);
+  return count > named.length ? `${lines.join('; ')}; and ${count - named.length} more` : lines.join('; ');
+}
+
+function plural(count: number, noun: string): string {
+  return `${count} ${noun}${count === 1 ? '' : 's'}`;
+}

@@ -1,0 +1,99 @@
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openDatabase } from '../../src/db/open.js';
+import type { HealthFinding } from '../../src/health/checkHealth.js';
+import { startSimulator, type SimulatorHandle } from '../../src/simulator/index.js';
+import { runCli } from '../helpers/cli.js';
+import { tempDir } from '../helpers/tempDir.js';
+
+const HOUR_MS = 3_600_000;
+
+describe('status --check', () => {
+  const dir = tempDir('loyalty-health-');
+  const dbPath = join(dir, 'mirror.db');
+  let sim: SimulatorHandle;
+  let env: Record<string, string>;
+
+  /** Changes the mirror the way time or a failure would have (the test cannot wait hours). */
+  const edit = (sql: string, ...params: unknown[]): void => {
+    const db = openDatabase(dbPath);
+    try {
+      db.prepare(sql).run(...params);
+    } finally {
+      db.close();
+    }
+  };
+  const hoursAgo = (hours: number): string => new Date(Date.now() - hours * HOUR_MS).toISOString();
+  const check = async (): Promise<{ code: number | null; lines: string[] }> => {
+    const result = await runCli(['status', '--check'], { env });
+    expect(result.stderr).toBe('');
+    return { code: result.code, lines: result.stdout.trim().split('\n') };
+  };
+
+  beforeAll(async () => {
+    sim = await startSimulator({ seed: 31, size: 'tiny' });
+    env = { LOYALTY_BASE_URL: sim.url, LOYALTY_API_KEY: sim.keys.full, LOYALTY_DB: dbPath, LOYALTY_EXPORT_DIR: join(dir, 'exports') };
+    const sync = await runCli(['sync'], { env });
+    expect(sync.code, sync.stderr).toBe(0);
+  });
+  afterAll(async () => sim.close());
+
+  it('a freshly synced mirror is healthy: exit 0 and one line', async () => {
+    expect(await check()).toEqual({ code: 0, lines: ['healthy: streams synced, no dead or long-unknown jobs, exports current'] });
+  });
+
+  it('a mirror never synced: exit 1, one finding per configured stream', async () => {
+    const result = await runCli(['status', '--check'], { env: { ...env, LOYALTY_DB: join(dir, 'empty.db') } });
+    expect(result.code).toBe(1);
+    expect(result.stdout.trim().split('\n')).toEqual(['customers', 'orders', 'activities', 'transactions', 'unsubscribes'].map((stream) => `stale sync: ${stream} has never synced successfully`));
+  });
+
+  it('a stream whose last success is older than health.maxSyncAgeMinutes: exit 1, naming it', async () => {
+    edit(`UPDATE sync_state SET last_success_at = ? WHERE stream = 'orders'`, hoursAgo(2));
+    expect(await check()).toEqual({ code: 1, lines: ['stale sync: orders last synced 2h 0m ago (limit 60m)'] });
+    // Streams not configured for sync are not checked.
+    const file = join(dir, 'no-orders.json');
+    (await import('node:fs')).writeFileSync(file, JSON.stringify({ sync: { streams: ['customers', 'activities', 'transactions', 'unsubscribes'] } }));
+    expect((await runCli(['--config', file, 'status', '--check'], { env })).code).toBe(0);
+    edit(`UPDATE sync_state SET last_success_at = ? WHERE stream = 'orders'`, new Date().toISOString());
+  });
+
+  it('a dead job: exit 1, naming its kind, id and the API answer', async () => {
+    const queued = await runCli(['queue', 'add-points', '--customer', 'no-such-customer', '--points', '5', '--reason', 'health check test'], { env });
+    expect(queued.code, queued.stderr).toBe(0);
+    const pushed = await runCli(['push'], { env });
+    expect(pushed.code, pushed.stderr).toBe(0);
+    const { code, lines } = await check();
+    expect(code).toBe(1);
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(/^dead: 1 job \(add_points, job 1: 404 .+\)$/);
+    edit(`UPDATE write_jobs SET state = 'cancelled' WHERE id = 1`);
+  });
+
+  it('a job unknown for longer than health.maxUnknownAgeHours: exit 1; one unknown for less is no finding', async () => {
+    const queued = await runCli(['queue', 'add-points', '--customer', 'another-customer', '--points', '7', '--reason', 'unknown test'], { env });
+    expect(queued.code, queued.stderr).toBe(0);
+    edit(`UPDATE write_jobs SET state = 'unknown', last_status = 503, last_error = 'Service unavailable', updated_at = ? WHERE id = 2`, hoursAgo(1));
+    expect((await check()).code).toBe(0);
+    edit(`UPDATE write_jobs SET updated_at = ? WHERE id = 2`, hoursAgo(30));
+    expect(await check()).toEqual({ code: 1, lines: ['unknown for over 24h: 1 job (add_points, job 2: 503 Service unavailable)'] });
+    edit(`UPDATE write_jobs SET state = 'cancelled' WHERE id = 2`);
+  });
+
+  it('an export older than health.maxExportAgeHours: exit 1; --json gives the findings as a list', async () => {
+    const exported = await runCli(['export', '--format', 'csv', '--table', 'customers'], { env });
+    expect(exported.code, exported.stderr).toBe(0);
+    expect((await check()).code).toBe(0);
+    edit(`UPDATE export_runs SET finished_at = ?`, hoursAgo(30));
+    const { code, lines } = await check();
+    expect(code).toBe(1);
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(/^stale export: the last export \(\d{8}T\d{6}Z-[0-9a-f]{4}\) finished 30h 0m ago \(limit 26h\)$/);
+
+    const json = await runCli(['status', '--check', '--json'], { env });
+    expect(json.code).toBe(1);
+    const findings = JSON.parse(json.stdout) as HealthFinding[];
+    expect(findings.map((finding) => finding.kind)).toEqual(['stale_export']);
+    expect(findings[0].ageSeconds).toBeGreaterThanOrEqual(30 * 3600);
+  });
+});
