@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import pRetry from 'p-retry';
 import type { Logger } from '../log.js';
-import { ApiError, describeError, isRetryable } from './errors.js';
+import { ApiError, describeError, isRetryable, isUnreachable } from './errors.js';
 
 export interface RetryPolicy {
   /** Retries after the first attempt (0: try once). */
@@ -11,6 +11,12 @@ export interface RetryPolicy {
   /** No retry starts once this much time has passed since the first attempt, nor would end after it. */
   maxElapsedMs: number;
 }
+
+/**
+ * An API that cannot be reached at all gets this long to come back (a restart), not the full
+ * maxElapsedMs: retrying a closed port for minutes per request only delays the failure.
+ */
+export const UNREACHABLE_RETRY_BUDGET_MS = 8_000;
 
 export interface RetryOptions {
   policy: RetryPolicy;
@@ -37,7 +43,8 @@ export function withRetry<T>(attempt: (attemptNumber: number) => Promise<T>, opt
       if (!isRetryable(error) || signal?.aborted) return false;
       const apiError = error as ApiError;
       const delayMs = retryDelayMs(apiError, attemptNumber, policy);
-      if (performance.now() - started + delayMs > policy.maxElapsedMs) return false;
+      const budgetMs = isUnreachable(apiError) ? Math.min(policy.maxElapsedMs, UNREACHABLE_RETRY_BUDGET_MS) : policy.maxElapsedMs;
+      if (performance.now() - started + delayMs > budgetMs) return false;
       logger.warn(
         { method: apiError.method, path: apiError.path, status: apiError.status, code: apiError.code, attempt: attemptNumber, delayMs },
         `retrying after: ${describeError(apiError)}`,

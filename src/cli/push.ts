@@ -26,8 +26,10 @@ function pushUsage(): string {
     'SIGTERM or SIGINT: stop claiming jobs; jobs in flight finish and are recorded; a second signal kills.',
     '',
     'Exit codes: 0 the push ran (dead and unknown jobs are outcomes of jobs, reported in the line above);',
-    '1 the push itself failed (the API refused the credential, the database failed, or another loyalty-sync',
-    'holds the mirror); 2 bad usage.',
+    '1 the push itself failed (the API refused the credential or could not be reached at all, the database',
+    'failed, or another loyalty-sync holds the mirror); 2 bad usage. An API that cannot be reached at all',
+    '(connection refused, no such host, TLS refused) stops the push at once: the jobs stay queued, with no',
+    'attempt counted.',
     '',
   ].join('\n');
 }
@@ -41,5 +43,9 @@ export async function pushCommand(argv: string[], ctx: CommandContext): Promise<
   }
   const report = await withWorker(ctx, { command: 'push', waitForLock: false }, (deps, signal) => pushDueJobs({ ...deps, signal }));
   ctx.stdout.write(`${summarizePush(report)}\n`);
+  if (report.unreachable !== null) {
+    ctx.stderr.write(`loyalty-sync: the API at ${ctx.config.api.baseUrl} could not be reached (${report.unreachable}); the remaining jobs stay queued for the next push.\n`);
+    return 1;
+  }
   return 0;
 }

@@ -44,6 +44,14 @@ export async function syncCommand(argv: string[], ctx: CommandContext): Promise<
     }),
   );
   for (const stream of report.streams) ctx.stdout.write(`${summary(stream)}\n`);
+  const unreachable = report.streams.find((stream) => stream.unreachable);
+  if (unreachable) {
+    const skipped = report.streams.filter((stream) => stream.status === 'skipped').map((stream) => stream.stream);
+    ctx.stderr.write(
+      `loyalty-sync: the API at ${ctx.config.api.baseUrl} could not be reached (${unreachable.error ?? 'no answer'})${skipped.length > 0 ? `; skipped ${skipped.join(', ')}` : ''}.\n`,
+    );
+    return EXIT_FAILED;
+  }
   for (const stream of report.streams) {
     if (stream.status !== 'succeeded') ctx.stderr.write(`loyalty-sync: sync of ${stream.stream} ${reason(stream)}\n`);
   }

@@ -33,6 +33,11 @@ export async function runJob(job: JobName, deps: WorkerDeps, signal?: AbortSigna
       case 'sync':
       case 'refresh': {
         const report = await runSync({ ...deps, logger, refresh: job === 'refresh', signal });
+        const unreachable = report.streams.find((s) => s.unreachable);
+        if (unreachable) {
+          const skipped = report.streams.filter((s) => s.status === 'skipped').map((s) => s.stream);
+          return { job, ok: false, summary: `${job}: the API at ${deps.config.api.baseUrl} could not be reached (${unreachable.error ?? 'no answer'})${skipped.length ? `; skipped ${skipped.join(', ')}` : ''}` };
+        }
         const parts = report.streams.map((s) =>
           s.status === 'succeeded' ? `${s.stream} +${s.inserted} ~${s.updated}${s.removed ? ` -${s.removed}` : ''}` : `${s.stream} ${s.status}${s.error ? ` (${s.error})` : ''}`,
         );
@@ -40,7 +45,8 @@ export async function runJob(job: JobName, deps: WorkerDeps, signal?: AbortSigna
       }
       case 'push': {
         const report = await pushDueJobs({ ...deps, logger, signal });
-        return { job, ok: true, summary: summarizePush(report) };
+        const unreachable = report.unreachable === null ? '' : `; stopped: the API at ${deps.config.api.baseUrl} could not be reached (${report.unreachable})`;
+        return { job, ok: report.unreachable === null, summary: `${summarizePush(report)}${unreachable}` };
       }
       case 'export': {
         const report = await runExport({ ...deps, logger, signal });

@@ -32,6 +32,12 @@ export async function runSync(options: SyncOptions): Promise<SyncReport> {
         reports.push({ stream: name, status: 'interrupted', rowsRead: 0, inserted: 0, updated: 0, pages: 0, refreshed: false });
         continue;
       }
+      // Each stream would only spend its own retries finding the same closed door.
+      if (reports.some((report) => report.unreachable)) {
+        reports.push({ stream: name, status: 'skipped', error: SKIPPED_UNREACHABLE, rowsRead: 0, inserted: 0, updated: 0, pages: 0, refreshed: false });
+        logger.warn({ stream: name }, `${name} ${SKIPPED_UNREACHABLE}`);
+        continue;
+      }
       const stream = getStream(name);
       reports.push(
         await syncStream({
@@ -58,6 +64,8 @@ export async function runSync(options: SyncOptions): Promise<SyncReport> {
   logger.info({ ok }, 'sync finished');
   return { runId, ok, streams: reports };
 }
+
+export const SKIPPED_UNREACHABLE = 'skipped: the API was unreachable';
 
 /** Sortable by time and unique enough for one mirror: 20261122T203000Z-3f9a1c. */
 function newRunId(now: Date): string {

@@ -1,4 +1,4 @@
-import { ApiError, describeError } from '../api/errors.js';
+import { ApiError, describeError, isUnreachable } from '../api/errors.js';
 import type { ApiClient, ListName } from '../api/client.js';
 import type { Config } from '../config.js';
 import type { Db } from '../db/open.js';
@@ -146,6 +146,7 @@ export async function syncStream(ctx: StreamRunContext): Promise<StreamReport> {
     } else {
       report.status = 'failed';
       report.error = describeError(error);
+      if (isUnreachable(error)) report.unreachable = true;
       const at = clock().toISOString();
       checkpoints.fail(name, report.error, at);
       // Resuming would repeat a request the API refuses for good, so the plan is dropped, but only while its

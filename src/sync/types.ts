@@ -22,7 +22,8 @@ export interface SyncOptions {
   clock?: () => Date;
 }
 
-export type StreamStatusValue = 'succeeded' | 'failed' | 'interrupted';
+/** `skipped`: not tried, because an earlier stream of the run found the API unreachable. */
+export type StreamStatusValue = 'succeeded' | 'failed' | 'interrupted' | 'skipped';
 
 export interface StreamReport {
   stream: StreamName;
@@ -36,6 +37,8 @@ export interface StreamReport {
   /** True when this run re-read the stream's lookback window (or everything). */
   refreshed: boolean;
   error?: string;
+  /** The stream failed because the API could not be reached at all (see isUnreachable). */
+  unreachable?: boolean;
 }
 
 export interface SyncReport {

@@ -1,4 +1,4 @@
-import { ApiError, describeError, leftUntouched } from '../../api/errors.js';
+import { ApiError, describeError, isUnreachable, leftUntouched } from '../../api/errors.js';
 import type { ApiClient } from '../../api/client.js';
 import type { Config } from '../../config.js';
 import type { Db } from '../../db/open.js';
@@ -20,6 +20,8 @@ export interface PushDeps {
   logger: Logger;
   workerId: string;
   now: () => Date;
+  /** Set by the first job that found the API unreachable at all: the push then claims nothing more. */
+  unreachable: { error: ApiError | null };
 }
 
 /** What became of one claimed job; `reconciled`: proved succeeded by a lookup after an unclear failure. */
@@ -73,6 +75,7 @@ async function handleFailure(deps: PushDeps, job: WriteJob, error: ApiError, log
   // done with it, and giving up would leave every queued write dead after a few minutes' outage, for
   // someone to requeue by hand.
   const untouched = leftUntouched(error);
+  if (isUnreachable(error)) deps.unreachable.error ??= error;
   if (job.attempts >= deps.config.push.maxAttempts && !untouched) {
     // An order whose last attempt may have landed is not dead: only a lookup can tell.
     if (job.kind === 'create_order' && (ambiguous || job.inDoubt)) {
@@ -142,6 +145,7 @@ export async function reconcileUnknown(deps: PushDeps, job: WriteJob, logger: Lo
     markChecked(deps.db, job.id, deps.now());
   } catch (error) {
     if (!(error instanceof ApiError)) throw error;
+    if (isUnreachable(error)) deps.unreachable.error ??= error;
     logger.warn(`could not reconcile: ${describeError(error)}`);
   }
   return false;

@@ -1,3 +1,4 @@
+import { describeError } from '../../api/errors.js';
 import type { ApiClient } from '../../api/client.js';
 import type { Config } from '../../config.js';
 import type { Db } from '../../db/open.js';
@@ -38,6 +39,8 @@ export interface PushReport {
   unknown: number;
   /** Jobs a gone worker had left running, handled as unclear failures. */
   recovered: number;
+  /** Why the push stopped early: the API could not be reached at all; null when it could. */
+  unreachable: string | null;
 }
 
 /**
@@ -59,8 +62,8 @@ export async function pushDueJobs(options: PushOptions): Promise<PushReport> {
 async function runPush(options: PushOptions, workerId: string): Promise<PushReport> {
   const now = options.now ?? (() => new Date());
   const logger = options.logger.child({ workerId });
-  const deps: PushDeps = { db: options.db, client: options.client, config: options.config, logger, workerId, now };
-  const report: PushReport = { sent: 0, succeeded: 0, reconciled: 0, retried: 0, dead: 0, unknown: 0, recovered: 0 };
+  const deps: PushDeps = { db: options.db, client: options.client, config: options.config, logger, workerId, now, unreachable: { error: null } };
+  const report: PushReport = { sent: 0, succeeded: 0, reconciled: 0, retried: 0, dead: 0, unknown: 0, recovered: 0, unreachable: null };
 
   const recovered = recoverStaleJobs(options.db, { workerId, now: now() });
   report.recovered = recovered.length;
@@ -68,7 +71,7 @@ async function runPush(options: PushOptions, workerId: string): Promise<PushRepo
 
   const checkedBefore = new Date(now().getTime() - RECHECK_UNKNOWN_AFTER_MS);
   for (const job of listUnknownJobs(options.db, { checkedBefore, limit: MAX_RECONCILED_PER_RUN })) {
-    if (options.signal?.aborted) break;
+    if (options.signal?.aborted || deps.unreachable.error !== null) break;
     if (await reconcileUnknown(deps, job, logger.child({ jobId: job.id, kind: job.kind }))) {
       report.succeeded++;
       report.reconciled++;
@@ -86,7 +89,8 @@ async function runPush(options: PushOptions, workerId: string): Promise<PushRepo
   };
 
   for (;;) {
-    if (failure === undefined && !options.signal?.aborted) {
+    // Once the API cannot be reached at all, each further job would only wait out its own retries.
+    if (failure === undefined && !options.signal?.aborted && deps.unreachable.error === null) {
       const claimed = claimDueJobs(options.db, { workerId, limit: options.config.push.concurrency - inFlight.size, now: now(), dueBy: startedAt });
       for (const job of claimed) {
         report.sent++;
@@ -103,6 +107,7 @@ async function runPush(options: PushOptions, workerId: string): Promise<PushRepo
   }
 
   if (failure !== undefined) throw failure.error;
+  if (deps.unreachable.error !== null) report.unreachable = describeError(deps.unreachable.error);
   logger.info({ ...report }, summarizePush(report));
   return report;
 }
