@@ -162,8 +162,7 @@ export function transportCode(error: unknown): string | undefined {
   return undefined;
 }
 
-/** Codes that mean the API cannot be reached at all: no connection, no name, or no TLS session. */
-const UNREACHABLE_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'EADDRNOTAVAIL', 'UND_ERR_CONNECT_TIMEOUT']);
+/** A TLS session could not be set up (certificate or protocol): the API cannot be reached until someone fixes it. */
 const TLS_CODE = /^(ERR_TLS_|ERR_SSL_|CERT_|DEPTH_ZERO_SELF_SIGNED_CERT$|SELF_SIGNED_CERT_IN_CHAIN$|UNABLE_TO_(VERIFY|GET)_)/;
 
 /**
@@ -171,7 +170,7 @@ const TLS_CODE = /^(ERR_TLS_|ERR_SSL_|CERT_|DEPTH_ZERO_SELF_SIGNED_CERT$|SELF_SI
  * opposed to an API that answered badly: a 429, a 5xx or a dropped connection is not this.
  */
 export function isUnreachable(error: unknown): boolean {
-  return error instanceof ApiError && error.status === undefined && error.code !== undefined && (UNREACHABLE_CODES.has(error.code) || TLS_CODE.test(error.code));
+  return error instanceof ApiError && error.status === undefined && error.code !== undefined && (NOT_SENT_CODES.has(error.code) || TLS_CODE.test(error.code));
 }
 
 /** The API did nothing with the request: it was never sent, or the API answered that it is rate limited. */

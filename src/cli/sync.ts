@@ -1,6 +1,6 @@
 import { STREAM_NAMES, type StreamName } from '../config.js';
 import { withWorker } from '../runtime/worker.js';
-import { runSync } from '../sync/index.js';
+import { describeUnreachableSync, runSync } from '../sync/index.js';
 import type { StreamReport } from '../sync/index.js';
 import { parseCommandArgs } from './args.js';
 import type { CommandContext } from './context.js';
@@ -11,6 +11,10 @@ const USAGE = `Usage: loyalty-sync sync [--stream NAME]... [--full] [--refresh]
 Pull the streams incrementally into the SQLite mirror. Each page commits with its checkpoint,
 so an interrupted sync resumes where it stopped.
 
+A 429, a 5xx or a dropped connection is retried with backoff. An API that cannot be reached at all
+(connection refused, no such host, TLS refused) gets a few seconds to come back; then the stream fails,
+the remaining streams are skipped, and one line names the address.
+
 Options:
   --stream NAME  sync only this stream (repeatable): ${STREAM_NAMES.join(', ')}
   --full         forget the checkpoints and re-read everything
@@ -18,7 +22,7 @@ Options:
   --help         show this help
 `;
 
-/** `sync`: exit 0 when every stream succeeded, else 1 with one line per stream that did not. */
+/** `sync`: exit 0 when every stream succeeded, else 1 with one line per stream that did not (one in all when the API was unreachable). */
 export async function syncCommand(argv: string[], ctx: CommandContext): Promise<number> {
   const { values } = parseCommandArgs('sync', argv, {
     stream: { type: 'string', multiple: true },
@@ -44,12 +48,9 @@ export async function syncCommand(argv: string[], ctx: CommandContext): Promise<
     }),
   );
   for (const stream of report.streams) ctx.stdout.write(`${summary(stream)}\n`);
-  const unreachable = report.streams.find((stream) => stream.unreachable);
-  if (unreachable) {
-    const skipped = report.streams.filter((stream) => stream.status === 'skipped').map((stream) => stream.stream);
-    ctx.stderr.write(
-      `loyalty-sync: the API at ${ctx.config.api.baseUrl} could not be reached (${unreachable.error ?? 'no answer'})${skipped.length > 0 ? `; skipped ${skipped.join(', ')}` : ''}.\n`,
-    );
+  const unreachable = describeUnreachableSync(report, ctx.config.api.baseUrl);
+  if (unreachable !== null) {
+    ctx.stderr.write(`loyalty-sync: ${unreachable}.\n`);
     return EXIT_FAILED;
   }
   for (const stream of report.streams) {

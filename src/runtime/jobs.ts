@@ -5,7 +5,7 @@ import type { Db } from '../db/open.js';
 import { runExport } from '../export/index.js';
 import type { Logger } from '../log.js';
 import { pushDueJobs, summarizePush } from '../queue/index.js';
-import { runSync } from '../sync/index.js';
+import { describeUnreachableSync, runSync } from '../sync/index.js';
 
 export type JobName = 'sync' | 'refresh' | 'push' | 'export';
 export const JOB_NAMES: readonly JobName[] = ['sync', 'refresh', 'push', 'export'];
@@ -23,6 +23,8 @@ export interface JobOutcome {
   ok: boolean;
   /** One line for a person: what the run did, or why it failed. */
   summary: string;
+  /** The job found the API unreachable at all: later jobs of the same run that need it are skipped. */
+  unreachable?: boolean;
 }
 
 /** Runs one job once and turns its report, or its failure, into one line. Never throws. */
@@ -33,11 +35,8 @@ export async function runJob(job: JobName, deps: WorkerDeps, signal?: AbortSigna
       case 'sync':
       case 'refresh': {
         const report = await runSync({ ...deps, logger, refresh: job === 'refresh', signal });
-        const unreachable = report.streams.find((s) => s.unreachable);
-        if (unreachable) {
-          const skipped = report.streams.filter((s) => s.status === 'skipped').map((s) => s.stream);
-          return { job, ok: false, summary: `${job}: the API at ${deps.config.api.baseUrl} could not be reached (${unreachable.error ?? 'no answer'})${skipped.length ? `; skipped ${skipped.join(', ')}` : ''}` };
-        }
+        const unreachable = describeUnreachableSync(report, deps.config.api.baseUrl);
+        if (unreachable !== null) return { job, ok: false, unreachable: true, summary: `${job}: ${unreachable}` };
         const parts = report.streams.map((s) =>
           s.status === 'succeeded' ? `${s.stream} +${s.inserted} ~${s.updated}${s.removed ? ` -${s.removed}` : ''}` : `${s.stream} ${s.status}${s.error ? ` (${s.error})` : ''}`,
         );
@@ -46,7 +45,7 @@ export async function runJob(job: JobName, deps: WorkerDeps, signal?: AbortSigna
       case 'push': {
         const report = await pushDueJobs({ ...deps, logger, signal });
         const unreachable = report.unreachable === null ? '' : `; stopped: the API at ${deps.config.api.baseUrl} could not be reached (${report.unreachable})`;
-        return { job, ok: report.unreachable === null, summary: `${summarizePush(report)}${unreachable}` };
+        return { job, ok: report.unreachable === null, unreachable: report.unreachable !== null, summary: `${summarizePush(report)}${unreachable}` };
       }
       case 'export': {
         const report = await runExport({ ...deps, logger, signal });

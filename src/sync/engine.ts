@@ -7,6 +7,7 @@ import { createProgress } from './progress.js';
 import { startStoreThread } from './storeThread.js';
 import { syncStream } from './streamSync.js';
 import type { StreamReport, SyncOptions, SyncReport } from './types.js';
+import { SKIPPED_UNREACHABLE } from './unreachable.js';
 
 /**
  * Pulls the chosen streams one after another. A stream that fails is reported and recorded,
@@ -64,8 +65,6 @@ export async function runSync(options: SyncOptions): Promise<SyncReport> {
   logger.info({ ok }, 'sync finished');
   return { runId, ok, streams: reports };
 }
-
-export const SKIPPED_UNREACHABLE = 'skipped: the API was unreachable';
 
 /** Sortable by time and unique enough for one mirror: 20261122T203000Z-3f9a1c. */
 function newRunId(now: Date): string {
