@@ -15,6 +15,8 @@ export interface WriteSeen {
   /** The object key (after /BUCKET/, decoded), with the query. */
   path: string;
   headers: Record<string, string | string[] | undefined>;
+  /** The text of a POST's body (CreateMultipartUpload, CompleteMultipartUpload, DeleteObjects), as sent. */
+  body: string;
 }
 
 export interface FaultProxyOptions {
@@ -58,8 +60,9 @@ export async function startFaultProxy(upstream: string, options: FaultProxyOptio
     const isWrite = req.method !== 'GET' && req.method !== 'HEAD';
     let fault: WriteFault = 'pass';
     if (isWrite) {
-      const write: WriteSeen = { number: proxy.writes.length + 1, method: req.method ?? '', path: decodeURIComponent((req.url ?? '').replace(/^\/[^/?]+\/?/, '')), headers: req.headers };
+      const write: WriteSeen = { number: proxy.writes.length + 1, method: req.method ?? '', path: decodeURIComponent((req.url ?? '').replace(/^\/[^/?]+\/?/, '')), headers: req.headers, body: '' };
       proxy.writes.push(write);
+      if (req.method === 'POST') req.on('data', (chunk: Buffer) => (write.body += chunk.toString('utf8')));
       options.onWrite?.(write);
       fault = options.fault?.(write) ?? 'pass';
     }

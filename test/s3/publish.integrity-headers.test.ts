@@ -1,4 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
+import { crc32 } from 'node:zlib';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { S3Client } from '@aws-sdk/client-s3';
@@ -14,6 +15,11 @@ import { listKeys, newBucket, storeClient, swift, testS3Settings, useAwsEnv } fr
 
 const PART = 5 * 1024 * 1024;
 const base64 = (algorithm: string, bytes: Buffer | string): string => createHash(algorithm).update(bytes).digest('base64');
+const crc32Base64 = (bytes: Buffer): string => {
+  const digest = Buffer.alloc(4);
+  digest.writeUInt32BE(crc32(bytes));
+  return digest.toString('base64');
+};
 const hex = (algorithm: string, bytes: Buffer | string): string => createHash(algorithm).update(bytes).digest('hex');
 
 describe('what each upload asks the store to check', () => {
@@ -57,7 +63,7 @@ describe('what each upload asks the store to check', () => {
     expect(keys).toContain(`p/${report.files[0].path}`);
   });
 
-  it('on AWS, a single PUT carries the file SHA-256, and each part of a multipart upload is signed with its own SHA-256', async () => {
+  it('on AWS, a single PUT carries the file SHA-256, and each part of a multipart upload is signed with its own SHA-256 and carries the CRC32 its upload names', async () => {
     // AWS verifies x-amz-checksum-sha256; Swift ignores it, so the requests are what can be checked here.
     const { accessKeyId, secretAccessKey } = swift();
     const s3 = new S3Client({ endpoint: proxy.endpoint, region: 'us-east-1', forcePathStyle: true, credentials: { accessKeyId, secretAccessKey } });
@@ -75,12 +81,23 @@ describe('what each upload asks the store to check', () => {
     expect(put.headers['content-md5']).toBeUndefined();
 
     const big = randomBytes(2 * PART + 12345);
-    await send('transactions/dt=2026-01-01/transactions-20260101T000000Z-aaaa.csv', big);
+    // Swift's S3 API predates part checksums in CompleteMultipartUpload and refuses them as MalformedXML;
+    // AWS needs them once the upload names an algorithm. So here the requests are what is checked.
+    await expect(send('transactions/dt=2026-01-01/transactions-20260101T000000Z-aaaa.csv', big)).rejects.toThrow(/CompleteMultipartUpload .*MalformedXML/);
     const parts = proxy.writes.filter((write) => write.method === 'PUT' && write.path.startsWith('aws/transactions/') && write.path.includes('partNumber='));
     expect(parts.map((part) => Number(/partNumber=(\d+)/.exec(part.path)![1])).sort()).toEqual([1, 2, 3]);
     for (const part of parts) {
       const number = Number(/partNumber=(\d+)/.exec(part.path)![1]);
-      expect(part.headers['x-amz-content-sha256']).toBe(hex('sha256', big.subarray((number - 1) * PART, number * PART)));
+      const bytes = big.subarray((number - 1) * PART, number * PART);
+      expect(part.headers['x-amz-content-sha256']).toBe(hex('sha256', bytes));
+      expect(part.headers['x-amz-checksum-crc32']).toBe(crc32Base64(bytes));
+    }
+    const created = proxy.writes.find((write) => write.method === 'POST' && write.path.startsWith('aws/transactions/') && /[?&]uploads(&|=|$)/.test(write.path))!;
+    expect(created.headers['x-amz-checksum-algorithm']).toBe('CRC32');
+    const completion = proxy.writes.findLast((write) => write.method === 'POST' && write.path.startsWith('aws/transactions/') && write.path.includes('uploadId='))!;
+    for (const number of [1, 2, 3]) {
+      const part = new RegExp(`<Part>(?=(?:(?!</Part>).)*<PartNumber>${number}</PartNumber>)(?:(?!</Part>).)*</Part>`).exec(completion.body)?.[0];
+      expect(part, completion.body).toContain(`<ChecksumCRC32>${crc32Base64(big.subarray((number - 1) * PART, number * PART))}</ChecksumCRC32>`);
     }
     s3.destroy();
   });

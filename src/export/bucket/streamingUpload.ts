@@ -4,6 +4,7 @@ import {
   UploadPartCommand,
   type CompletedPart,
 } from '@aws-sdk/client-s3';
+import { crc32 } from 'node:zlib';
 import type { ByteSink } from '../fileSink.js';
 import { BucketError, isNotFound } from './errors.js';
 import type { BucketObjects } from './objects.js';
@@ -139,23 +140,42 @@ export class StreamingUpload implements ByteSink {
 
   private async create(): Promise<string> {
     const answer = await this.objects.call('CreateMultipartUpload', () =>
-      this.objects.client.s3.send(new CreateMultipartUploadCommand({ Bucket: this.objects.target.bucket, Key: this.objects.key(this.path), ContentType: this.contentType }), {
-        abortSignal: this.signal,
-      }),
+      this.objects.client.s3.send(
+        new CreateMultipartUploadCommand({ Bucket: this.objects.target.bucket, Key: this.objects.key(this.path), ContentType: this.contentType, ...this.partChecksumAlgorithm }),
+        { abortSignal: this.signal },
+      ),
     );
     if (!answer.UploadId) throw new BucketError(`CreateMultipartUpload on bucket "${this.objects.target.bucket}" answered without an upload id.`);
     this.usedParts = true;
     return answer.UploadId;
   }
 
+  /**
+   * On AWS the SDK sends each part with a CRC32, which AWS refuses for an upload created without a
+   * checksum algorithm ("Checksum Type mismatch"): the upload names CRC32, each part carries its own,
+   * and the completion lists them. Other stores get none (they reject or mangle the SDK's checksums).
+   */
+  private get partChecksumAlgorithm(): { ChecksumAlgorithm?: 'CRC32' } {
+    return this.objects.client.isAws ? { ChecksumAlgorithm: 'CRC32' } : {};
+  }
+
   private async uploadPart(partNumber: number, body: Buffer): Promise<CompletedPart> {
+    const checksum = this.objects.client.isAws ? { ChecksumAlgorithm: 'CRC32' as const, ChecksumCRC32: crc32Base64(body) } : {};
     const answer = await this.objects.call('UploadPart', () =>
       this.objects.client.s3.send(
-        new UploadPartCommand({ Bucket: this.objects.target.bucket, Key: this.objects.key(this.path), UploadId: this.uploadId!, PartNumber: partNumber, Body: body, ContentLength: body.byteLength }),
+        new UploadPartCommand({
+          Bucket: this.objects.target.bucket,
+          Key: this.objects.key(this.path),
+          UploadId: this.uploadId!,
+          PartNumber: partNumber,
+          Body: body,
+          ContentLength: body.byteLength,
+          ...checksum,
+        }),
         { abortSignal: this.signal },
       ),
     );
-    return { PartNumber: partNumber, ETag: answer.ETag };
+    return { PartNumber: partNumber, ETag: answer.ETag, ...(checksum.ChecksumCRC32 === undefined ? {} : { ChecksumCRC32: checksum.ChecksumCRC32 }) };
   }
 
   private async complete(file: FinishedFile): Promise<void> {
@@ -180,4 +200,11 @@ export class StreamingUpload implements ByteSink {
     this.signal?.throwIfAborted();
     if (this.failure !== null) throw this.failure.error;
   }
+}
+
+/** A part's CRC32 as S3 takes it: the 4 big-endian bytes, base64. */
+function crc32Base64(bytes: Buffer): string {
+  const digest = Buffer.alloc(4);
+  digest.writeUInt32BE(crc32(bytes));
+  return digest.toString('base64');
 }
