@@ -59,7 +59,7 @@ export function createLogger(options: CreateLoggerOptions): Logger {
         method.apply(this, args.map((arg) => (typeof arg === 'string' ? redact(arg) : arg)) as Parameters<Logger['info']>);
       },
     },
-    serializers: { err: serializeError, error: serializeError },
+    serializers: { err: errorSerializer(options.level), error: errorSerializer(options.level) },
   };
   if (pretty) {
     return pino({ ...base, transport: { target: 'pino-pretty', options: { colorize: true, translateTime: 'SYS:HH:MM:ss', ignore: 'pid,hostname' } } });
@@ -67,16 +67,23 @@ export function createLogger(options: CreateLoggerOptions): Logger {
   return pino(base, options.destination ?? destination({ fd: 1, sync: false }));
 }
 
-/** Errors keep message, code and cause chain, with secrets masked; the stack only at debug level. */
-function serializeError(error: unknown): unknown {
-  if (!(error instanceof Error)) return scrub(error);
-  const out: Record<string, unknown> = { type: error.name, message: redact(error.message) };
-  const extra = error as Error & { code?: unknown; status?: unknown };
-  if (extra.code !== undefined) out.code = extra.code;
-  if (extra.status !== undefined) out.status = extra.status;
-  if (error.stack) out.stack = redact(error.stack);
-  if (error.cause !== undefined) out.cause = serializeError(error.cause);
-  return out;
+/**
+ * Errors keep message, code and cause chain, with secrets masked; the stack only at debug level and
+ * below, since an operator reading a failed CronJob's log wants the sentence, not the SDK's frames.
+ */
+function errorSerializer(level: LogLevel): (error: unknown) => unknown {
+  const withStack = level === 'debug' || level === 'trace';
+  const serialize = (error: unknown): unknown => {
+    if (!(error instanceof Error)) return scrub(error);
+    const out: Record<string, unknown> = { type: error.name, message: redact(error.message) };
+    const extra = error as Error & { code?: unknown; status?: unknown };
+    if (extra.code !== undefined) out.code = extra.code;
+    if (extra.status !== undefined) out.status = extra.status;
+    if (withStack && error.stack) out.stack = redact(error.stack);
+    if (error.cause !== undefined) out.cause = serialize(error.cause);
+    return out;
+  };
+  return serialize;
 }
 
 function scrub(value: unknown, depth = 0): unknown {

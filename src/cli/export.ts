@@ -1,10 +1,11 @@
 import { join, resolve } from 'node:path';
-import { EXPORT_FORMATS, type ExportFormat } from '../config.js';
+import { ConfigError, EXPORT_FORMATS, type ExportFormat } from '../config.js';
+import { redact } from '../log.js';
 import { EXPORT_TABLES, isExportTable, runExport, type ExportTable } from '../export/index.js';
 import { parseExportTarget, type ExportTarget } from '../export/target.js';
 import { parseCommandArgs } from './args.js';
 import { openMirror, type CommandContext } from './context.js';
-import { EXIT_FAILED, EXIT_OK, UsageError } from './errors.js';
+import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, UsageError } from './errors.js';
 
 const USAGE = `Usage: loyalty-sync export [--format csv,parquet] [--table NAME]... [--since-last] [--to s3://BUCKET/PREFIX]
 
@@ -65,9 +66,9 @@ export async function exportCommand(argv: string[], ctx: CommandContext): Promis
     }
     return EXIT_OK;
   } catch (error) {
-    ctx.stderr.write(`loyalty-sync: ${error instanceof Error ? error.message : String(error)}\n`);
+    ctx.stderr.write(`loyalty-sync: ${redact(error instanceof Error ? error.message : String(error))}\n`);
     ctx.logger.debug({ err: error }, 'export failed');
-    return EXIT_FAILED;
+    return error instanceof ConfigError ? EXIT_USAGE : EXIT_FAILED;
   } finally {
     process.removeListener('SIGINT', onSignal);
     process.removeListener('SIGTERM', onSignal);

@@ -73,6 +73,16 @@ describe('export --to: failures a user can cause', () => {
     expect(result.stderr.trim().split('\n')).toHaveLength(1);
   });
 
+  it.each([
+    ['AWS_ENDPOINT_URL_S3', 'minio:9000'],
+    ['AWS_ENDPOINT_URL', 'not a url'],
+  ])('an endpoint variable %s that is no http(s) URL: exit 2, naming the variable and the value', async (variable, value) => {
+    const { AWS_ENDPOINT_URL_S3: _endpoint, ...withoutEndpoint } = env;
+    const result = await runCli(['export', '--to', `s3://${bucket}/loyalty`], { env: { ...withoutEndpoint, [variable]: value } });
+    expect(result.code, result.stderr).toBe(2);
+    expect(result.stderr.trim()).toBe(`loyalty-sync: ${variable} is "${value}"; expected an http(s) URL such as https://storage.googleapis.com.`);
+  });
+
   it('a bad LOYALTY_EXPORT_URL stops every command that reads the config with exit 2', async () => {
     const result = await runCli(['status'], { env: { ...env, LOYALTY_EXPORT_URL: 'gs://bucket/x' } });
     expect(result.code).toBe(2);

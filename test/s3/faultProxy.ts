@@ -1,12 +1,14 @@
-import { createServer, request, type IncomingMessage, type Server } from 'node:http';
+import { createServer, request, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Transform } from 'node:stream';
 
 /**
- * What the proxy does to one write (PUT, POST or DELETE); reads always pass. `corrupt` flips one bit
- * of the body on its way to the store, as a faulty network path or NIC could.
+ * What the proxy does to one write (PUT, POST or DELETE). `corrupt` flips one bit of the body on its
+ * way to the store, as a faulty network path or NIC could; `deny` answers 403 AccessDenied without
+ * forwarding; `delete-errors` answers a DeleteObjects with 200 and an InternalError for every key,
+ * deleting nothing, as S3 may under load.
  */
-export type WriteFault = 'pass' | 'slowdown' | 'drop-after-apply' | 'corrupt';
+export type WriteFault = 'pass' | 'slowdown' | 'drop-after-apply' | 'corrupt' | 'deny' | 'delete-errors';
 
 export interface WriteSeen {
   /** 1 for the first write through the proxy. */
@@ -31,6 +33,10 @@ export interface FaultProxyOptions {
    * token, as stores that page by key do: the client must go on from the last key it saw.
    */
   listPageKeys?: number;
+  /** Whether a HEAD answer loses its Content-Length (some stores and gateways leave it off). */
+  headWithoutLength?: () => boolean;
+  /** Whether a GET of this key (after /BUCKET/) is cut off halfway through its body. */
+  cutRead?: (path: string) => boolean;
 }
 
 export interface FaultProxy {
@@ -46,6 +52,25 @@ export interface FaultProxy {
 }
 
 const SLOW_DOWN = '<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>SlowDown</Code><Message>Please reduce your request rate.</Message></Error>';
+const ACCESS_DENIED = '<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>AccessDenied</Code><Message>Access Denied</Message></Error>';
+
+/** A DeleteObjects answer that deleted nothing: every key of the request comes back as an InternalError. */
+function everyKeyFailed(requestXml: string): string {
+  const keys = [...requestXml.matchAll(/<Key>([\s\S]*?)<\/Key>/g)].map((match) => match[1]);
+  const errors = keys.map((key) => `<Error><Key>${key}</Key><Code>InternalError</Code><Message>We encountered an internal error. Please try again.</Message></Error>`);
+  return `<?xml version="1.0" encoding="UTF-8"?>\n<DeleteResult xmlns="http://s3.amazonaws.com/doc/2006-03-01/">${errors.join('')}</DeleteResult>`;
+}
+
+/** Answers a request itself, once its body has been read, without forwarding it. */
+function answerLocally(req: IncomingMessage, res: ServerResponse, status: number, body: (requestText: string) => string): void {
+  const chunks: Buffer[] = [];
+  req.on('data', (chunk: Buffer) => chunks.push(chunk));
+  req.on('end', () => {
+    const text = body(Buffer.concat(chunks).toString('utf8'));
+    res.writeHead(status, { 'content-type': 'application/xml', 'content-length': Buffer.byteLength(text) });
+    res.end(text);
+  });
+}
 
 /**
  * A proxy in front of the S3 server that misbehaves as stores do under load: some writes get 503
@@ -66,6 +91,8 @@ export async function startFaultProxy(upstream: string, options: FaultProxyOptio
       options.onWrite?.(write);
       fault = options.fault?.(write) ?? 'pass';
     }
+    if (fault === 'deny') return answerLocally(req, res, 403, () => ACCESS_DENIED);
+    if (fault === 'delete-errors') return answerLocally(req, res, 200, everyKeyFailed);
     if (fault === 'slowdown') {
       proxy.slowdowns += 1;
       req.resume();
@@ -96,6 +123,23 @@ export async function startFaultProxy(upstream: string, options: FaultProxyOptio
             const body = Buffer.from(pageByKey(Buffer.concat(chunks).toString('utf8'), options.listPageKeys ?? 1000));
             res.writeHead(200, { ...answer.headers, 'content-length': body.byteLength });
             res.end(body);
+          });
+          return;
+        }
+        if (req.method === 'HEAD' && options.headWithoutLength?.()) {
+          const { 'content-length': _length, ...rest } = answer.headers;
+          res.writeHead(answer.statusCode ?? 502, rest);
+          answer.pipe(res);
+          return;
+        }
+        const key = decodeURIComponent((req.url ?? '').replace(/^\/[^/?]+\/?/, '').split('?')[0]);
+        if (req.method === 'GET' && answer.statusCode === 200 && options.cutRead?.(key)) {
+          const chunks: Buffer[] = [];
+          answer.on('data', (chunk: Buffer) => chunks.push(chunk));
+          answer.on('end', () => {
+            const body = Buffer.concat(chunks);
+            res.writeHead(200, answer.headers);
+            res.write(body.subarray(0, Math.floor(body.byteLength / 2)), () => res.socket?.destroy());
           });
           return;
         }

@@ -35,4 +35,20 @@ describe('log redaction', () => {
   it('masks anything that looks like a Bearer credential', () => {
     expect(redact('Authorization: Bearer abc.def-123')).toBe('Authorization: Bearer [REDACTED]');
   });
+
+  it('logs an error as its sentence, code and causes, with the stack only at debug level', async () => {
+    const logged = async (level: 'info' | 'debug'): Promise<Record<string, unknown>> => {
+      const { lines, destination } = capture();
+      const logger = createLogger({ level, destination });
+      logger.error({ err: Object.assign(new Error('export failed', { cause: new Error('socket hang up') }), { code: 'ECONNRESET' }) }, 'export failed');
+      logger.flush();
+      await new Promise((resolve) => setImmediate(resolve));
+      return (JSON.parse(lines.join('')) as { err: Record<string, unknown> }).err;
+    };
+    const atInfo = await logged('info');
+    expect(atInfo).toEqual({ type: 'Error', message: 'export failed', code: 'ECONNRESET', cause: { type: 'Error', message: 'socket hang up' } });
+    const atDebug = await logged('debug');
+    expect(atDebug.stack).toMatch(/^Error: export failed\n\s+at /);
+    expect((atDebug.cause as Record<string, unknown>).stack).toMatch(/^Error: socket hang up/);
+  });
 });

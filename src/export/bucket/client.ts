@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { S3Client } from '@aws-sdk/client-s3';
-import type { Config } from '../../config.js';
+import { ConfigError, type Config } from '../../config.js';
 import { registerSecret } from '../../log.js';
 
 /** Tries of one request (the first included) on throttling, 5xx and dropped connections: the SDK's standard backoff with jitter. */
@@ -34,7 +34,7 @@ export function createBucketClient(settings: Readonly<Config['export']['s3']>, e
   env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
   for (const secret of [env.AWS_SECRET_ACCESS_KEY, env.AWS_SESSION_TOKEN]) if (secret) registerSecret(secret);
 
-  const endpoint = settings.endpoint || env.AWS_ENDPOINT_URL_S3 || env.AWS_ENDPOINT_URL || undefined;
+  const endpoint = resolveEndpoint(settings.endpoint, env);
   const region = settings.region || env.AWS_REGION || 'us-east-1';
   const isAws = endpoint === undefined || /\.amazonaws\.com(\.cn)?$/i.test(new URL(endpoint).hostname);
   const s3 = new S3Client({
@@ -52,6 +52,27 @@ export function createBucketClient(settings: Readonly<Config['export']['s3']>, e
   });
   if (!isAws) useContentMd5ForDeletes(s3);
   return { s3, endpointLabel: endpoint ?? `AWS S3 (${region})`, isAws };
+}
+
+/**
+ * The endpoint from the config, else the AWS convention's variables, checked here because the
+ * variables reach no config validation: a bad one is named, not met later as "Invalid URL".
+ */
+function resolveEndpoint(configured: string, env: NodeJS.ProcessEnv): string | undefined {
+  const [value, source] = configured
+    ? [configured, 'Config key "export.s3.endpoint"']
+    : env.AWS_ENDPOINT_URL_S3
+      ? [env.AWS_ENDPOINT_URL_S3, 'AWS_ENDPOINT_URL_S3']
+      : [env.AWS_ENDPOINT_URL, 'AWS_ENDPOINT_URL'];
+  if (!value) return undefined;
+  let protocol = '';
+  try {
+    protocol = new URL(value).protocol;
+  } catch {
+    // Reported below.
+  }
+  if (protocol !== 'https:' && protocol !== 'http:') throw new ConfigError(`${source} is "${value}"; expected an http(s) URL such as https://storage.googleapis.com.`);
+  return value;
 }
 
 /**

@@ -14,9 +14,16 @@ import type { Logger } from '../../log.js';
 import type { ExportTarget } from '../target.js';
 import type { BucketClient } from './client.js';
 import { BucketError, describeBucketError, isNotFound, isNotImplemented } from './errors.js';
+import { withTries } from './tries.js';
 
 /** DeleteObjects takes at most this many keys (S3 API reference, DeleteObjects). */
 const DELETE_BATCH = 1000;
+/** Listing pages in a row that add no object before a listing is taken as ended. */
+const MAX_IDLE_PAGES = 3;
+/** Tries of what the SDK does not retry itself (a body cut off mid-stream, per-key delete errors). */
+const TRIES = 4;
+/** Per-key DeleteObjects errors that a later try can clear (S3 error codes). */
+const PASSING_DELETE_ERRORS = new Set(['InternalError', 'SlowDown', 'ServiceUnavailable', 'RequestTimeout', 'OperationAborted']);
 
 export interface StoredObject {
   /** Relative to the target's prefix, with forward slashes: the layout's own paths. */
@@ -69,15 +76,23 @@ export class BucketObjects {
     const seenTokens = new Set<string>();
     let token: string | undefined;
     let startAfter: string | undefined;
+    let idlePages = 0;
     for (;;) {
       const page = await this.call('ListObjectsV2', () =>
         this.client.s3.send(new ListObjectsV2Command({ Bucket: this.target.bucket, Prefix: base, ContinuationToken: token, StartAfter: startAfter })),
       );
       const contents = page.Contents ?? [];
+      const before = found.size;
       for (const object of contents) {
         if (object.Key?.startsWith(base)) found.set(object.Key, { path: object.Key.slice(base.length), size: object.Size ?? 0 });
       }
       if (!page.IsTruncated) return [...found.values()];
+      // A store that goes on handing out new tokens for pages with nothing new would page for ever.
+      idlePages = found.size === before ? idlePages + 1 : 0;
+      if (idlePages >= MAX_IDLE_PAGES) {
+        this.logger.warn({ bucket: this.target.bucket }, 'the object store kept listing pages with no new object; what it did not list is left alone');
+        return [...found.values()];
+      }
       // A store that truncates without a continuation token is paged by the last key seen instead;
       // one that hands out a token it already gave has nothing new to say.
       const next = page.NextContinuationToken;
@@ -96,11 +111,20 @@ export class BucketObjects {
     }
   }
 
-  /** The object's text, or null when it is gone (another export's retention may remove a manifest meanwhile). */
+  /**
+   * The object's text, or null when it is gone (another export's retention may remove a manifest meanwhile).
+   * The SDK retries until the headers come; a body cut off after them is read again here.
+   */
   async readText(path: string): Promise<string | null> {
     try {
-      const answer = await this.client.s3.send(new GetObjectCommand({ Bucket: this.target.bucket, Key: this.key(path) }));
-      return (await answer.Body?.transformToString('utf8')) ?? '';
+      return await withTries(
+        TRIES,
+        (error) => !isNotFound(error),
+        async () => {
+          const answer = await this.client.s3.send(new GetObjectCommand({ Bucket: this.target.bucket, Key: this.key(path) }));
+          return (await answer.Body?.transformToString('utf8')) ?? '';
+        },
+      );
     } catch (error) {
       if (isNotFound(error)) return null;
       throw this.failure('GetObject', error);
@@ -124,25 +148,46 @@ export class BucketObjects {
   async head(path: string): Promise<{ size: number; sha256: string | null } | null> {
     try {
       const answer = await this.client.s3.send(new HeadObjectCommand({ Bucket: this.target.bucket, Key: this.key(path) }));
-      return { size: answer.ContentLength ?? -1, sha256: answer.Metadata?.sha256 ?? null };
+      // A store may leave Content-Length off a HEAD answer; its listing still gives the size.
+      const size = answer.ContentLength ?? (await this.listedSize(path));
+      return { size, sha256: answer.Metadata?.sha256 ?? null };
     } catch (error) {
       if (isNotFound(error)) return null;
       throw this.failure('HeadObject', error);
     }
   }
 
-  /** Deletes in batches; a store without DeleteObjects gets one DeleteObject per key. */
+  /** The size the listing gives for one object; -1 when the listing does not show it. */
+  private async listedSize(path: string): Promise<number> {
+    const key = this.key(path);
+    const page = await this.call('ListObjectsV2', () => this.client.s3.send(new ListObjectsV2Command({ Bucket: this.target.bucket, Prefix: key, MaxKeys: 1 })));
+    const object = page.Contents?.find((entry) => entry.Key === key);
+    return object?.Size ?? -1;
+  }
+
+  /**
+   * Deletes in batches; a store without DeleteObjects gets one DeleteObject per key. A 200 answer can
+   * still list keys the store did not delete: those that failed for a passing reason are sent again.
+   */
   async delete(paths: readonly string[]): Promise<void> {
     for (let start = 0; start < paths.length; start += DELETE_BATCH) {
       const batch = paths.slice(start, start + DELETE_BATCH);
       try {
-        const answer = await this.client.s3.send(
-          new DeleteObjectsCommand({ Bucket: this.target.bucket, Delete: { Quiet: true, Objects: batch.map((path) => ({ Key: this.key(path) })) } }),
+        let left = batch.map((path) => this.key(path));
+        await withTries(
+          TRIES,
+          (error) => error instanceof LeftKeys && error.passing,
+          async () => {
+            const answer = await this.client.s3.send(new DeleteObjectsCommand({ Bucket: this.target.bucket, Delete: { Quiet: true, Objects: left.map((Key) => ({ Key })) } }));
+            const failed = (answer.Errors ?? []).filter((entry) => entry.Code !== 'NoSuchKey');
+            if (failed.length === 0) return;
+            left = failed.flatMap((entry) => (entry.Key === undefined ? [] : [entry.Key]));
+            throw new LeftKeys(
+              `DeleteObjects on bucket "${this.target.bucket}" left ${failed.length} object(s), e.g. ${failed[0].Key} (${failed[0].Code ?? 'no code'}).`,
+              left.length > 0 && failed.every((entry) => PASSING_DELETE_ERRORS.has(entry.Code ?? '')),
+            );
+          },
         );
-        const failed = (answer.Errors ?? []).filter((entry) => entry.Code !== 'NoSuchKey');
-        if (failed.length > 0) {
-          throw new BucketError(`DeleteObjects on bucket "${this.target.bucket}" left ${failed.length} object(s), e.g. ${failed[0].Key} (${failed[0].Code ?? 'no code'}).`);
-        }
       } catch (error) {
         if (!isNotImplemented(error)) throw this.failure('DeleteObjects', error);
         for (const path of batch) {
@@ -195,5 +240,15 @@ export class BucketObjects {
       }
       throw this.failure('AbortMultipartUpload', error);
     }
+  }
+}
+
+/** Keys a DeleteObjects answer says it did not delete; `passing` when every one failed for a reason a later try can clear. */
+class LeftKeys extends BucketError {
+  constructor(
+    message: string,
+    readonly passing: boolean,
+  ) {
+    super(message);
   }
 }

@@ -8,7 +8,7 @@ import type { FileCopy } from '../writeTableFile.js';
 import type { ExportTarget } from '../target.js';
 import { createBucketClient } from './client.js';
 import { latestRunId, readPublishedRuns } from './manifests.js';
-import { BucketObjects } from './objects.js';
+import { BucketObjects, type StoredObject } from './objects.js';
 import { StreamingUpload } from './streamingUpload.js';
 
 const HOUR_MS = 60 * 60 * 1000;
@@ -68,9 +68,20 @@ export class BucketPublisher {
    * request of a run, so wrong credentials or a missing bucket stop it before any file is written.
    */
   async removeLeftovers(runs: LeftoverRuns): Promise<{ objects: number; uploads: number }> {
+    const stored = await this.objects.list();
+    // The listing proved the credentials and the bucket. A cleanup that fails after it costs only
+    // storage until the next export tries again: it must not stop this export from publishing.
+    try {
+      return await this.removeUnreferenced(stored, runs);
+    } catch (error) {
+      this.logger.warn({ err: error }, 'could not remove the leftovers of failed exports; the next export tries again');
+      return { objects: 0, uploads: 0 };
+    }
+  }
+
+  private async removeUnreferenced(stored: readonly StoredObject[], runs: LeftoverRuns): Promise<{ objects: number; uploads: number }> {
     const isDead = (runId: string): boolean =>
       runId !== runs.currentRunId && (runs.abandonedRunIds.has(runId) || runs.now - runIdTime(runId) > UNKNOWN_RUN_GRACE_MS);
-    const stored = await this.objects.list();
     const published = await readPublishedRuns(this.objects, stored);
     const referenced = new Set(published.flatMap((run) => run.files ?? []));
     const listedRuns = new Set(published.map((run) => run.runId));

@@ -8,9 +8,12 @@ import { crc32 } from 'node:zlib';
 import type { ByteSink } from '../fileSink.js';
 import { BucketError, isNotFound } from './errors.js';
 import type { BucketObjects } from './objects.js';
+import { readUntil } from './tries.js';
 
 /** Parts on the wire at once for one file; with the part being filled, memory holds three parts. */
 const PARTS_IN_FLIGHT = 2;
+/** HeadObject tries to see an uploaded object whole (0.25 + 0.5 + 1 s of waiting at most). */
+const CONFIRM_TRIES = 4;
 
 const CONTENT_TYPES: Record<string, string> = {
   csv: 'text/csv; charset=utf-8',
@@ -84,7 +87,8 @@ export class StreamingUpload implements ByteSink {
       this.throwIfFailed();
       await this.complete(file);
     }
-    const found = await this.objects.head(this.path);
+    // A store whose reads lag behind its writes may not show the object, or its new size, at once.
+    const found = await readUntil(CONFIRM_TRIES, () => this.objects.head(this.path), (object) => object !== null && object.size === file.bytes);
     if (found === null || found.size !== file.bytes || (found.sha256 !== null && found.sha256 !== file.sha256)) {
       throw new BucketError(
         `The object store holds ${this.objects.key(this.path)} in bucket "${this.objects.target.bucket}" with ${found === null ? 'nothing' : `${found.size} bytes`} after uploading ${file.bytes} bytes.`,
