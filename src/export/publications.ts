@@ -1,4 +1,5 @@
 import type { Db } from '../db/open.js';
+import { isProcessAlive } from './leftovers.js';
 
 /** The export_publications bookkeeping (migration 005), one statement per function. */
 
@@ -27,13 +28,17 @@ export interface LastPublication {
   error: string | null;
 }
 
-/** The newest publication attempt, for `status`; null when none was made (or the mirror predates them). */
-export function lastPublication(db: Db): LastPublication | null {
+/**
+ * The newest publication attempt, for `status`; null when none was made (or the mirror predates them).
+ * A run still marked running whose process is gone (SIGKILL, a lost pod) shows as interrupted at once,
+ * not only once the next export settles it.
+ */
+export function lastPublication(db: Db, isAlive: (pid: number) => boolean = isProcessAlive): LastPublication | null {
   const hasTable = db.prepare(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'export_publications'`).get();
   if (!hasTable) return null;
   const row = db
     .prepare(
-      `SELECT p.run_id AS runId, p.target, p.files, p.bytes, p.manifest_url AS manifestUrl, p.started_at AS startedAt,
+      `SELECT p.run_id AS runId, p.target, r.pid, p.files, p.bytes, p.manifest_url AS manifestUrl, p.started_at AS startedAt,
               coalesce(p.finished_at, r.finished_at) AS finishedAt, coalesce(p.error, r.error) AS error,
               CASE WHEN p.status = 'running' AND r.status = 'interrupted' THEN 'interrupted'
                    WHEN p.status = 'running' AND r.status = 'failed' THEN 'failed'
@@ -41,6 +46,8 @@ export function lastPublication(db: Db): LastPublication | null {
        FROM export_publications p JOIN export_runs r ON r.run_id = p.run_id
        ORDER BY p.started_at DESC, p.run_id DESC LIMIT 1`,
     )
-    .get() as LastPublication | undefined;
-  return row ?? null;
+    .get() as (LastPublication & { pid: number }) | undefined;
+  if (row === undefined) return null;
+  const { pid, ...publication } = row;
+  return publication.status === 'running' && !isAlive(pid) ? { ...publication, status: 'interrupted' } : publication;
 }

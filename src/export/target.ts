@@ -7,9 +7,11 @@ export interface ExportTarget {
   url: string;
 }
 
-// S3's bucket naming rules (the strictest the supported stores share): 3-63 characters of lower-case
-// letters, digits, dots and hyphens, starting and ending with a letter or digit.
-const BUCKET_NAME = /^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/;
+// S3's bucket naming rules: 3-63 characters of lower-case letters, digits, dots and hyphens, starting and
+// ending with a letter or digit, and not shaped like an IP address. Underscores are let through, since
+// Google Cloud Storage names may hold them (S3 refuses such a bucket itself, by name).
+const BUCKET_NAME = /^[a-z0-9][a-z0-9._-]{1,61}[a-z0-9]$/;
+const IP_ADDRESS = /^\d{1,3}(\.\d{1,3}){3}$/;
 
 /**
  * Parses `s3://BUCKET/PREFIX`. A prefix is required: the export deletes leftovers and expired runs by
@@ -25,7 +27,9 @@ export function parseExportTarget(value: string, field: string): ExportTarget {
   const [, scheme, bucket, rawPrefix = ''] = match;
   if (scheme !== 's3') return fail(`an s3:// URL (s3://BUCKET/PREFIX; "${scheme}://" is not supported: for GCS, R2 or MinIO use s3:// with export.s3.endpoint)`);
   if (bucket === '') return fail('a bucket name after s3://, as in s3://BUCKET/PREFIX');
-  if (!BUCKET_NAME.test(bucket) || bucket.includes('..')) return fail(`a bucket name of 3 to 63 lower-case letters, digits, dots and hyphens ("${bucket}" is not one)`);
+  if (!BUCKET_NAME.test(bucket) || bucket.includes('..') || IP_ADDRESS.test(bucket)) {
+    return fail(`a bucket name of 3 to 63 lower-case letters, digits, dots, hyphens and (on GCS) underscores, not shaped like an IP address ("${bucket}" is not one)`);
+  }
   const prefix = rawPrefix.replace(/^\/+|\/+$/g, '');
   if (prefix === '') return fail(`a prefix after the bucket, as in s3://${bucket}/loyalty, so the export never writes or deletes at the bucket's root`);
   const segments = prefix.split('/');

@@ -67,6 +67,9 @@ describe('an export killed at any moment of its upload', () => {
     expect(signal, child.stderr()).toBe('SIGKILL');
     const latest = await getJson<Manifest>(client, bucket, `${PREFIX}/manifests/latest.json`);
     expect(latest.runId).toBe(previousRunId);
+    // status tells the operator at once, before any later export settles the run.
+    const status = await runCli(['status', '--json'], { env });
+    expect(JSON.parse(status.stdout).lastPublication.status).toBe('interrupted');
     // This run began by removing what the previous killed run left; it left its own.
     left = await leftovers();
     for (const key of before.orphans) expect(left.orphans).not.toContain(key);
