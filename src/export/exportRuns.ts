@@ -59,16 +59,19 @@ export interface Baseline {
 }
 
 /** Per table: the newest succeeded run that exported it, and the highest _change_seq that run's snapshot held. */
-export function baselines(db: Db, tables: readonly string[]): Map<string, Baseline> {
+export function baselines(db: Db, tables: readonly string[], target: string | null = null): Map<string, Baseline> {
+  // Against a bucket, the base is the newest run that bucket and prefix hold whole: a delta on top of
+  // runs that only ever went to disk, or to another target, would leave the loader without the base.
+  const published = target === null ? '' : `AND EXISTS (SELECT 1 FROM export_publications p WHERE p.run_id = r.run_id AND p.target = @target AND p.status = 'completed')`;
   const statement = db.prepare(
     `SELECT t.run_id AS runId, t.max_change_seq AS maxChangeSeq
      FROM export_run_tables t JOIN export_runs r ON r.run_id = t.run_id
-     WHERE r.status = 'succeeded' AND t.table_name = ?
+     WHERE r.status = 'succeeded' AND t.table_name = @table ${published}
      ORDER BY r.finished_at DESC, r.run_id DESC LIMIT 1`,
   );
   const found = new Map<string, Baseline>();
   for (const table of tables) {
-    const row = statement.get(table) as Baseline | undefined;
+    const row = statement.get(target === null ? { table } : { table, target }) as Baseline | undefined;
     if (row) found.set(table, row);
   }
   return found;

@@ -97,7 +97,7 @@ export async function runExport(options: ExportOptions): Promise<ExportReport> {
   let publicationCompleted = false;
   try {
     const schemas = tables.map((table) => tableSchema(snapshot.db, table));
-    const previous = options.sinceLast ? baselines(db, tables) : new Map();
+    const previous = options.sinceLast ? baselines(db, tables, target?.url ?? null) : new Map();
     const kind = previous.size > 0 ? 'since_last' : 'full';
     const previousRunId = kind === 'since_last' ? newestRunId([...previous.values()].map((baseline) => baseline.runId)) : null;
     insertRun(db, { runId, kind, previousRunId, startedAt: now.toISOString(), formats });

@@ -121,4 +121,14 @@ describe('export.keepLocal false, and --since-last against a bucket', () => {
     const csv = (await getBytes(client, bucket, `${PREFIX}/${latest.files.find((file) => file.table === 'transactions')!.path}`)).toString('utf8');
     expect(csv.split('\n')[1]).toMatch(/^900000001,/);
   });
+
+  it('sends a full snapshot to a prefix that holds none of the earlier runs, then deltas on top of it', async () => {
+    const elsewhere = { ...config, export: { ...config.export, url: `s3://${bucket}/${PREFIX}-new` } } as Config;
+    const first = await runExport({ db, config: elsewhere, logger: silentLogger, formats: ['csv'], sinceLast: true });
+    expect(first.kind).toBe('full');
+    expect(first.files.find((file) => file.table === 'transactions')!.rows).toBe(db.prepare('SELECT count(*) FROM transactions').pluck().get());
+    const second = await runExport({ db, config: elsewhere, logger: silentLogger, formats: ['csv'], sinceLast: true });
+    expect(second.kind).toBe('since_last');
+    expect(second.files.every((file) => file.rows === 0)).toBe(true);
+  });
 });
