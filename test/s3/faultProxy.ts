@@ -37,6 +37,8 @@ export interface FaultProxyOptions {
   headWithoutLength?: () => boolean;
   /** Whether a GET of this key (after /BUCKET/) is cut off halfway through its body. */
   cutRead?: (path: string) => boolean;
+  /** Whether this request (method, and path after /BUCKET/ with its query) is answered 501 NotImplemented, as stores do for optional operations. */
+  notImplemented?: (method: string, path: string) => boolean;
 }
 
 export interface FaultProxy {
@@ -52,6 +54,7 @@ export interface FaultProxy {
 }
 
 const SLOW_DOWN = '<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>SlowDown</Code><Message>Please reduce your request rate.</Message></Error>';
+const NOT_IMPLEMENTED = '<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>NotImplemented</Code><Message>A header or query you provided implies functionality that is not implemented.</Message></Error>';
 const ACCESS_DENIED = '<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>AccessDenied</Code><Message>Access Denied</Message></Error>';
 
 /** A DeleteObjects answer that deleted nothing: every key of the request comes back as an InternalError. */
@@ -82,6 +85,7 @@ export async function startFaultProxy(upstream: string, options: FaultProxyOptio
   const target = new URL(upstream);
   const proxy: FaultProxy = { endpoint: '', writes: [], slowdowns: 0, drops: 0, corruptions: 0, close: async () => undefined };
   const server: Server = createServer((req: IncomingMessage, res) => {
+    if (options.notImplemented?.(req.method ?? '', decodeURIComponent((req.url ?? '').replace(/^\/[^/?]+\/?/, '')))) return answerLocally(req, res, 501, () => NOT_IMPLEMENTED);
     const isWrite = req.method !== 'GET' && req.method !== 'HEAD';
     let fault: WriteFault = 'pass';
     if (isWrite) {

@@ -20,6 +20,7 @@ describe('a store that takes the liberties S3 allows', () => {
   let fault: ((write: WriteSeen) => WriteFault) | null = null;
   let headWithoutLength = false;
   let cutRead: ((key: string) => boolean) | null = null;
+  let notImplemented: ((method: string, path: string) => boolean) | null = null;
   let db: Db;
   let config: Config;
 
@@ -28,6 +29,7 @@ describe('a store that takes the liberties S3 allows', () => {
       fault: (write) => fault?.(write) ?? 'pass',
       headWithoutLength: () => headWithoutLength,
       cutRead: (key) => cutRead?.(key) ?? false,
+      notImplemented: (method, path) => notImplemented?.(method, path) ?? false,
     });
     useAwsEnv(proxy.endpoint);
     bucket = await newBucket(client);
@@ -91,6 +93,25 @@ describe('a store that takes the liberties S3 allows', () => {
     expect(cut.size).toBeGreaterThan(0);
     expect(await latest()).toBe(report.runId);
     expect(records.map((record) => record.msg)).not.toContain('could not remove the leftovers of failed exports; the next export tries again');
+    expect(await listKeys(client, bucket, `${PREFIX}/`)).not.toContain(ORPHAN);
+  });
+
+  it('optional operations a store does not implement cost a warning: no upload listing, no batch delete', async () => {
+    await putText(client, bucket, ORPHAN, 'id\n1\n');
+    const refused: string[] = [];
+    notImplemented = (method, path) => {
+      const optional = (method === 'GET' && /[?&]uploads(&|=|$)/.test(path)) || (method === 'POST' && /[?&]delete(&|=|$)/.test(path));
+      if (optional) refused.push(`${method} ${path}`);
+      return optional;
+    };
+    const { logger, records } = recordingLogger('warn');
+    const report = await runExport({ db, config, logger, tables: ['customers'] });
+    notImplemented = null;
+    expect(refused.some((request) => request.startsWith('GET'))).toBe(true);
+    expect(refused.some((request) => request.startsWith('POST'))).toBe(true);
+    expect(await latest()).toBe(report.runId);
+    expect(records.map((record) => record.msg)).toContain('the object store does not list multipart uploads; set a lifecycle rule (AbortIncompleteMultipartUpload) to clear unfinished ones');
+    // DeleteObjects refused: the leftover went by one DeleteObject.
     expect(await listKeys(client, bucket, `${PREFIX}/`)).not.toContain(ORPHAN);
   });
 });
