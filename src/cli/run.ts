@@ -46,10 +46,8 @@ export async function runCommand(argv: string[], ctx: CommandContext): Promise<n
   const health = served?.health;
   try {
     const stopReason = await withWorker(ctx, { command: 'run', waitForLock: true, facts: served?.metrics.facts, health }, async (deps, signal) => {
-      const scheduler = startScheduler({ schedule: ctx.config.schedule, logger: ctx.logger, run: (job) => runJob(job, deps, signal) });
-      health?.schedulerStarted();
+      const scheduler = startScheduler({ schedule: ctx.config.schedule, logger: ctx.logger, run: (job) => runJob(job, deps, signal), health });
       await new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
-      health?.schedulerStopped();
       await scheduler.stop();
       return signal.reason as unknown;
     });
