@@ -35,6 +35,7 @@ export interface OpsFacts {
   /** Rows a mirror table holds now (for unsubscribes: the addresses currently on the list). */
   mirrorRows(table: StreamName, rows: number): void;
   pushJobEnded(kind: JobKind, outcome: PushOutcome): void;
-  queueCounted(counts: Readonly<Record<JobState, number>>): void;
+  /** Jobs per state, and when the longest-unknown job became unknown (null when none is). */
+  queueCounted(counts: Readonly<Record<JobState, number>>, oldestUnknownAt: Date | null): void;
   exportSucceeded(fact: ExportFact): void;
 }

@@ -38,6 +38,7 @@ export function createMetrics(): Metrics {
   const apiRateLimited = new Counter({ name: 'loyalty_api_rate_limited_total', help: 'API responses with status 429.', registers });
   const apiDuration = new Histogram({ name: 'loyalty_api_request_duration_seconds', help: 'Duration of an HTTP exchange with the API, by endpoint template.', labelNames: ['endpoint'], buckets: API_SECONDS, registers });
   const queueJobs = new Gauge({ name: 'loyalty_queue_jobs', help: 'Jobs in the write queue, by state (as of the last push).', labelNames: ['state'], registers });
+  const oldestUnknown = new Gauge({ name: 'loyalty_queue_oldest_unknown_timestamp_seconds', help: 'Unix time the longest-unknown job of the write queue became unknown; absent when no job is unknown.', registers });
   const pushJobs = new Counter({ name: 'loyalty_push_jobs_total', help: 'Jobs a push finished with, by kind and outcome (succeeded, dead, unknown, retried).', labelNames: ['kind', 'outcome'], registers });
   const exportLastSuccess = new Gauge({ name: 'loyalty_export_last_success_timestamp_seconds', help: 'Unix time of the last successful export.', registers });
   const exportRows = new Counter({ name: 'loyalty_export_rows_total', help: 'Rows written by successful exports, by table and format.', labelNames: ['table', 'format'], registers });
@@ -64,8 +65,11 @@ export function createMetrics(): Metrics {
     pushJobEnded(kind, outcome) {
       pushJobs.inc({ kind, outcome });
     },
-    queueCounted(counts) {
+    queueCounted(counts, oldestUnknownAt) {
       for (const state of JOB_STATES) queueJobs.set({ state }, counts[state]);
+      // No sample rather than 0 when none is unknown, so `time() - x` never reads as a 56-year-old job.
+      if (oldestUnknownAt === null) oldestUnknown.reset();
+      else oldestUnknown.set(oldestUnknownAt.getTime() / 1000);
     },
     exportSucceeded(fact) {
       for (const file of fact.files) {

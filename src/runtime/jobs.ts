@@ -5,7 +5,8 @@ import type { Db } from '../db/open.js';
 import { runExport } from '../export/index.js';
 import type { Logger } from '../log.js';
 import type { OpsFacts } from '../metrics/facts.js';
-import { pushDueJobs, queueCounts, summarizePush } from '../queue/index.js';
+import { pushDueJobs, summarizePush } from '../queue/index.js';
+import { queueFacts } from './queueFacts.js';
 import { runSync } from '../sync/index.js';
 
 export type JobName = 'sync' | 'refresh' | 'push' | 'export';
@@ -48,7 +49,7 @@ export async function runJob(job: JobName, deps: WorkerDeps, signal?: AbortSigna
       }
       case 'push': {
         const report = await pushDueJobs({ ...deps, logger, signal });
-        deps.facts?.queueCounted(queueCounts(deps.db));
+        deps.facts?.queueCounted(...queueFacts(deps.db));
         const unreachable = report.unreachable === null ? '' : `; stopped: the API at ${deps.config.api.baseUrl} could not be reached (${report.unreachable})`;
         return { job, ok: report.unreachable === null, summary: `${summarizePush(report)}${unreachable}` };
       }

@@ -4,10 +4,10 @@ import { STREAM_NAMES } from '../config.js';
 import { openDatabase } from '../db/open.js';
 import type { OpsFacts } from '../metrics/facts.js';
 import type { Health } from '../metrics/health.js';
-import { queueCounts } from '../queue/queueCounts.js';
 import { countMirrorRows } from '../sync/mirrorRows.js';
 import type { WorkerDeps } from './jobs.js';
 import { acquireLock } from './lock.js';
+import { queueFacts } from './queueFacts.js';
 import { installShutdown } from './shutdown.js';
 
 export interface WorkerOptions {
@@ -37,7 +37,7 @@ export async function withWorker<T>(ctx: CommandContext, options: WorkerOptions,
     // Counted once at start; each job keeps its own tables' figures current from then on.
     if (facts) {
       for (const table of STREAM_NAMES) facts.mirrorRows(table, countMirrorRows(db, table));
-      facts.queueCounted(queueCounts(db));
+      facts.queueCounted(...queueFacts(db));
     }
     const leaseMs = config.runtime.lockLeaseSeconds * 1000;
     const lock = await acquireLock({
