@@ -4,7 +4,7 @@ import type { CommandContext } from './context.js';
 import { parseCommandArgs } from './args.js';
 import { EXIT_FAILED, EXIT_OK, UsageError } from './errors.js';
 import { writeMetricsFile } from '../metrics/metricsFile.js';
-import { pushToGateway } from '../metrics/pushgateway.js';
+import { gatewayForDisplay, pushToGateway } from '../metrics/pushgateway.js';
 import { createMetrics, type Metrics } from '../metrics/registry.js';
 import { runJob, type JobName, type JobOutcome } from '../runtime/jobs.js';
 import { withWorker } from '../runtime/worker.js';
@@ -81,7 +81,8 @@ async function deliver(ctx: CommandContext, metrics: Metrics, to: { metricsFile?
     try {
       await pushToGateway(to.gateway, to.programId, metrics.registry);
     } catch (error) {
-      ctx.logger.warn({ pushgateway: to.gateway, err: error }, `could not push the metrics to the Pushgateway at ${to.gateway}: ${describeError(error)}`);
+      const shown = gatewayForDisplay(to.gateway);
+      ctx.logger.warn({ pushgateway: shown }, `could not push the metrics to the Pushgateway at ${shown}: ${describeError(error)}`);
     }
   }
   return written;
@@ -106,7 +107,7 @@ function gatewayUrl(value: string): string {
     // Reported below.
   }
   if (url === null || (url.protocol !== 'http:' && url.protocol !== 'https:')) {
-    throw new UsageError(`--pushgateway is "${value}"; expected an http(s) URL such as http://pushgateway:9091.`);
+    throw new UsageError(`--pushgateway is "${url === null ? value : gatewayForDisplay(value)}"; expected an http(s) URL such as http://pushgateway:9091.`);
   }
   return value;
 }

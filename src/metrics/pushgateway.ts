@@ -11,11 +11,16 @@ const PUSH_TIMEOUT_MS = 10_000;
  * be reached or refuses; the caller decides that this is only a warning.
  */
 export async function pushToGateway(url: string, programId: string, registry: Registry): Promise<void> {
-  const base = url.replace(/\/+$/, '');
-  const target = `${base}/metrics/job/${PUSHGATEWAY_JOB}/program_id/${encodeURIComponent(programId)}`;
-  const response = await request(target, {
+  const target = new URL(url);
+  // A gateway behind basic auth is given as http://user:password@host; the credentials travel as a header.
+  const headers: Record<string, string> = { 'content-type': registry.contentType };
+  if (target.username !== '' || target.password !== '') {
+    headers.authorization = `Basic ${Buffer.from(`${decodeURIComponent(target.username)}:${decodeURIComponent(target.password)}`).toString('base64')}`;
+  }
+  target.pathname = `${target.pathname.replace(/\/+$/, '')}/metrics/job/${PUSHGATEWAY_JOB}/program_id/${encodeURIComponent(programId)}`;
+  const response = await request(`${target.origin}${target.pathname}`, {
     method: 'PUT',
-    headers: { 'content-type': registry.contentType },
+    headers,
     body: await registry.metrics(),
     headersTimeout: PUSH_TIMEOUT_MS,
     bodyTimeout: PUSH_TIMEOUT_MS,
@@ -24,4 +29,12 @@ export async function pushToGateway(url: string, programId: string, registry: Re
   if (response.statusCode < 200 || response.statusCode >= 300) {
     throw new Error(`the Pushgateway answered ${response.statusCode}${text ? `: ${text.trim().slice(0, 200)}` : ''}`);
   }
+}
+
+/** The gateway's address without credentials, for logs and messages. */
+export function gatewayForDisplay(url: string): string {
+  const shown = new URL(url);
+  shown.username = '';
+  shown.password = '';
+  return shown.toString();
 }

@@ -11,6 +11,7 @@ interface Received {
   method: string;
   url: string;
   contentType: string;
+  authorization: string | undefined;
   body: string;
 }
 
@@ -26,7 +27,7 @@ beforeAll(async () => {
     let body = '';
     req.setEncoding('utf8').on('data', (chunk: string) => (body += chunk));
     req.on('end', () => {
-      received.push({ method: req.method ?? '', url: req.url ?? '', contentType: req.headers['content-type'] ?? '', body });
+      received.push({ method: req.method ?? '', url: req.url ?? '', contentType: req.headers['content-type'] ?? '', authorization: req.headers.authorization, body });
       res.writeHead(200).end();
     });
   });
@@ -46,7 +47,9 @@ function envFor(key: string): Record<string, string> {
 describe('once --pushgateway', () => {
   it("replaces the program's group of job loyalty_sync with the run's metrics", async () => {
     received.length = 0;
-    const result = await runCli(['once', '--pushgateway', `${gatewayUrl}/`], { env: envFor(sim.keys.full) });
+    // A gateway behind basic auth: the credentials go in a header, never into the log.
+    const withCredentials = gatewayUrl.replace('http://', 'http://pusher:s3cret@');
+    const result = await runCli(['once', '--pushgateway', `${withCredentials}/`], { env: envFor(sim.keys.full) });
     expect(result.code, result.stderr).toBe(0);
     const whoami = (await (await fetch(`${sim.url}/v2/identity/whoami`, { headers: { authorization: `Bearer ${sim.keys.full}` } })).json()) as { identity: { program_id: number } };
     expect(received).toHaveLength(1);
@@ -54,6 +57,7 @@ describe('once --pushgateway', () => {
     expect(push.method).toBe('PUT');
     expect(push.url).toBe(`/metrics/job/loyalty_sync/program_id/${whoami.identity.program_id}`);
     expect(push.contentType).toMatch(/^text\/plain; version=0\.0\.4/);
+    expect(push.authorization).toBe(`Basic ${Buffer.from('pusher:s3cret').toString('base64')}`);
     const lint = await promtool(['check', 'metrics'], push.body);
     expect(lint.output).toBe('');
     expect(sumOf(parseSamples(push.body), 'loyalty_sync_runs_total', { outcome: 'succeeded' })).toBe(5);
@@ -65,8 +69,9 @@ describe('once --pushgateway', () => {
     const closedUrl = `http://127.0.0.1:${(closed.address() as AddressInfo).port}`;
     await new Promise<void>((resolve) => closed.close(() => resolve()));
 
-    const ok = await runCli(['once', '--pushgateway', closedUrl], { env: envFor(sim.keys.full) });
+    const ok = await runCli(['once', '--pushgateway', closedUrl.replace('http://', 'http://pusher:s3cret@')], { env: envFor(sim.keys.full) });
     expect(ok.code).toBe(0);
+    expect(ok.stdout + ok.stderr).not.toContain('s3cret');
     const warning = ok.stdout.split('\n').filter((line) => line.startsWith('{')).map((line) => JSON.parse(line) as { level: number; msg: string });
     expect(warning.some((line) => line.level === 40 && line.msg.startsWith(`could not push the metrics to the Pushgateway at ${closedUrl}`))).toBe(true);
 
