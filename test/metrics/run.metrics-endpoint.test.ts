@@ -23,8 +23,9 @@ describe('run --metrics-listen', () => {
     const dir = tempDir('loyalty-metrics-');
     const dbPath = join(dir, 'mirror.db');
     const configFile = join(dir, 'config.json');
-    // A sync every 20 s: after the first one ends, the next starts no sooner than the quiet gap this test reads in.
-    writeFileSync(configFile, JSON.stringify({ schedule: { sync: '*/20 * * * * *', refresh: NEVER, push: NEVER, export: NEVER } }));
+    // One sync a minute, a few seconds from now: after it ends, the API stays quiet while this test reads.
+    const second = (new Date().getUTCSeconds() + 4) % 60;
+    writeFileSync(configFile, JSON.stringify({ schedule: { sync: `${second} * * * * *`, refresh: NEVER, push: NEVER, export: NEVER } }));
     const proc = startCli(['--config', configFile, 'run', '--metrics-listen', '127.0.0.1:0'], {
       LOYALTY_API_KEY: sim.keys.full,
       LOYALTY_BASE_URL: sim.url,
