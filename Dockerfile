@@ -18,7 +18,8 @@ RUN npm prune --omit=dev --no-audit --no-fund
 FROM node:24-bookworm-slim
 ENV NODE_ENV=production \
     LOYALTY_DB=/data/mirror.db \
-    LOYALTY_EXPORT_DIR=/data/exports
+    LOYALTY_EXPORT_DIR=/data/exports \
+    LOYALTY_METRICS_LISTEN=0.0.0.0:9464
 WORKDIR /app
 COPY --from=build /app/package.json ./package.json
 COPY --from=build /app/node_modules ./node_modules
@@ -28,6 +29,8 @@ RUN ln -s /app/dist/cli/index.js /usr/local/bin/loyalty-sync && chmod +x /app/di
  && mkdir -p /data && chown node:node /data
 USER node
 VOLUME ["/data"]
+# run serves /metrics, /healthz and /readyz here (LOYALTY_METRICS_LISTEN); once and the other commands ignore it.
+EXPOSE 9464
 # Exec form: node is PID 1 and receives SIGTERM itself (no shell in between); loyalty-sync handles it.
 ENTRYPOINT ["loyalty-sync"]
 CMD ["run"]

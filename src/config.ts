@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import cron from 'node-cron';
 import { parseExportTarget } from './export/target.js';
+import { parseListenAddress } from './metrics/listenAddress.js';
 
 /** Every setting of loyalty-sync. `config/default.json` holds the defaults; see the README for each key. */
 export interface Config {
@@ -45,7 +46,12 @@ export interface Config {
     };
   };
   schedule: { timezone: string; sync: string; push: string; refresh: string; export: string };
-  runtime: { lockLeaseSeconds: number; shutdownDeadlineSeconds: number };
+  runtime: {
+    lockLeaseSeconds: number;
+    shutdownDeadlineSeconds: number;
+    /** `HOST:PORT` where `run` serves /metrics, /healthz and /readyz; empty: no server. */
+    metricsListen: string;
+  };
   /** When `status --check` reports the mirror unhealthy. */
   health: { maxSyncAgeMinutes: number; maxUnknownAgeHours: number; maxExportAgeHours: number };
   log: { level: LogLevel };
@@ -70,6 +76,7 @@ const ENV_OVERRIDES: ReadonlyArray<[variable: string, path: string]> = [
   ['LOYALTY_EXPORT_DIR', 'export.dir'],
   ['LOYALTY_EXPORT_URL', 'export.url'],
   ['LOG_LEVEL', 'log.level'],
+  ['LOYALTY_METRICS_LISTEN', 'runtime.metricsListen'],
 ];
 
 export const DEFAULT_CONFIG_PATH = new URL('../config/default.json', import.meta.url);
@@ -191,6 +198,10 @@ function validate(config: Config): void {
   }
   integer('runtime.lockLeaseSeconds', config.runtime.lockLeaseSeconds, 1);
   positive('runtime.shutdownDeadlineSeconds', config.runtime.shutdownDeadlineSeconds);
+  if (config.runtime.metricsListen !== '') {
+    const address = parseListenAddress(config.runtime.metricsListen);
+    if (typeof address === 'string') throw new ConfigError(`Config key "runtime.metricsListen" (or LOYALTY_METRICS_LISTEN) ${address}.`);
+  }
   positive('health.maxSyncAgeMinutes', config.health.maxSyncAgeMinutes);
   positive('health.maxUnknownAgeHours', config.health.maxUnknownAgeHours);
   positive('health.maxExportAgeHours', config.health.maxExportAgeHours);

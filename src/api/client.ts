@@ -1,5 +1,6 @@
 import type { Config } from '../config.js';
 import { registerSecret, type Logger } from '../log.js';
+import type { OpsFacts } from '../metrics/facts.js';
 import { ApiError, describeError, isIdempotent, kindAfterSending, kindOfStatus, parseErrorBody } from './errors.js';
 import { HttpTransport, type HttpRequest, type HttpResponse, type QueryValue } from './http.js';
 import { RateLimiter } from './rateLimiter.js';
@@ -30,6 +31,8 @@ export interface ApiClientOptions {
   /** Shared by every client of the process, so pull and push together stay under the rate. */
   limiter: RateLimiter;
   logger: Logger;
+  /** Told about every exchange (endpoint template, status, duration); none by default. */
+  facts?: Pick<OpsFacts, 'apiRequest'>;
 }
 
 export interface CallOptions {
@@ -83,6 +86,14 @@ const LISTS: Record<ListName, { path: string; key: ListName; fixed?: Record<stri
 
 const UNSUBSCRIBES_PATH = '/v2/loyalty_emails/unsubscribes';
 
+/** A request and its endpoint's path template, which names it in metrics without any id. */
+interface ApiCall extends HttpRequest {
+  /** Default: the path, for endpoints without path parameters. */
+  endpoint?: string;
+}
+
+const REVIEW_ENDPOINT = '/v2/reviews/{platform}/{merchant_id}';
+
 /** One typed function per endpoint of the Admin API v2, with retries, rate limiting and typed errors. */
 export class ApiClient {
   readonly stats: ApiStats = { requests: 0, retries: 0, rateLimited: 0, failures: 0 };
@@ -91,6 +102,7 @@ export class ApiClient {
   readonly #logger: Logger;
   readonly #retry: RetryPolicy;
   readonly #pageSize: number;
+  readonly #facts: Pick<OpsFacts, 'apiRequest'> | undefined;
   /** Lists whose server refused a cursor sent with filters. */
   readonly #cursorsAlone = new Set<ListName>();
 
@@ -100,6 +112,7 @@ export class ApiClient {
     this.#logger = options.logger;
     this.#retry = options.retry;
     this.#pageSize = options.pageSize;
+    this.#facts = options.facts;
   }
 
   /**
@@ -191,7 +204,7 @@ export class ApiClient {
   /** The order with this merchant id, or null when the API answers 404. */
   getOrder(merchantId: string, options: CallOptions = {}): Promise<OrderDetail | null> {
     const path = `/v2/orders/${segment(merchantId)}`;
-    return this.#call({ method: 'GET', path }, options, (response) => {
+    return this.#call({ method: 'GET', path, endpoint: '/v2/orders/{merchant_id}' }, options, (response) => {
       if (response.status === 404) return null;
       const body = readJson(response, path, 'GET');
       if (!isObject(body)) throw contractError('GET', path, 'the response is not an object');
@@ -206,7 +219,7 @@ export class ApiClient {
 
   /** Not idempotent: a failure after sending is `ambiguous`, never retried here. */
   addPoints(customerMerchantId: string, body: AddPointsBody, options: CallOptions = {}): Promise<void> {
-    return this.#call({ method: 'POST', path: `/v2/customers/${segment(customerMerchantId)}/points`, body }, options, () => undefined);
+    return this.#call({ method: 'POST', path: `/v2/customers/${segment(customerMerchantId)}/points`, endpoint: '/v2/customers/{merchant_id}/points', body }, options, () => undefined);
   }
 
   /**
@@ -215,7 +228,7 @@ export class ApiClient {
    */
   claimReward(customerMerchantId: string, body: ClaimRewardBody, options: CallOptions = {}): Promise<ClaimedReward | null> {
     const path = `/v2/customers/${segment(customerMerchantId)}/claimed_rewards`;
-    return this.#call({ method: 'POST', path, body }, options, (response) => {
+    return this.#call({ method: 'POST', path, endpoint: '/v2/customers/{merchant_id}/claimed_rewards', body }, options, (response) => {
       if (!response.body.ok) return null;
       let parsed: unknown;
       try {
@@ -231,13 +244,13 @@ export class ApiClient {
   /** Needs scope write_reviews. Idempotent, so safe to resend. */
   updateReview(platform: string, merchantId: string, body: UpdateReviewBody, options: CallOptions = {}): Promise<Review> {
     const path = `/v2/reviews/${segment(platform)}/${segment(merchantId)}`;
-    return this.#call({ method: 'PUT', path, body }, options, (response) => objectUnder<Review>(response, 'PUT', path, 'review'));
+    return this.#call({ method: 'PUT', path, endpoint: REVIEW_ENDPOINT, body }, options, (response) => objectUnder<Review>(response, 'PUT', path, 'review'));
   }
 
   /** Needs scope write_reviews. `deleted: false` means it was already deleted, which is success too. */
   deleteReview(platform: string, merchantId: string, options: CallOptions = {}): Promise<{ deleted: boolean }> {
     const path = `/v2/reviews/${segment(platform)}/${segment(merchantId)}`;
-    return this.#call({ method: 'DELETE', path }, options, (response) => {
+    return this.#call({ method: 'DELETE', path, endpoint: REVIEW_ENDPOINT }, options, (response) => {
       const deleted = field(readJson(response, path, 'DELETE'), 'deleted');
       if (typeof deleted !== 'boolean') throw contractError('DELETE', path, 'the response has no boolean "deleted"');
       return { deleted };
@@ -257,8 +270,9 @@ export class ApiClient {
    * One call: every attempt waits for the shared limiter, then sends; statuses outside 2xx
    * (and `accept`) become ApiErrors; `read` turns the response into the result.
    */
-  async #call<T>(request: HttpRequest, options: CallOptions, read: (response: HttpResponse) => T, accept: number[] = []): Promise<T> {
+  async #call<T>(request: ApiCall, options: CallOptions, read: (response: HttpResponse) => T, accept: number[] = []): Promise<T> {
     const { method, path } = request;
+    const endpoint = request.endpoint ?? path;
     const attempt = async (): Promise<T> => {
       try {
         await this.#limiter.acquire(options.signal);
@@ -267,7 +281,14 @@ export class ApiClient {
       }
       this.stats.requests++;
       const started = performance.now();
-      const response = await this.#transport.send(request, options.signal);
+      let response: HttpResponse;
+      try {
+        response = await this.#transport.send(request, options.signal);
+      } catch (error) {
+        this.#facts?.apiRequest(endpoint, 'error', (performance.now() - started) / 1000);
+        throw error;
+      }
+      this.#facts?.apiRequest(endpoint, response.status, (performance.now() - started) / 1000);
       this.#logger.debug({ method, path, status: response.status, ms: Math.round(performance.now() - started) }, 'api request');
       if ((response.status < 200 || response.status >= 300) && !accept.includes(response.status)) throw this.#statusError(request, response);
       return read(response);
@@ -304,7 +325,7 @@ export class ApiClient {
 }
 
 /** Builds the limiter from the config unless the process already has one; registers the key for redaction. */
-export function createApiClient(config: Config['api'], logger: Logger, limiter?: RateLimiter): ApiClient {
+export function createApiClient(config: Config['api'], logger: Logger, limiter?: RateLimiter, facts?: Pick<OpsFacts, 'apiRequest'>): ApiClient {
   registerSecret(config.apiKey);
   return new ApiClient({
     baseUrl: config.baseUrl,
@@ -314,6 +335,7 @@ export function createApiClient(config: Config['api'], logger: Logger, limiter?:
     retry: config.retry,
     limiter: limiter ?? new RateLimiter(config),
     logger,
+    facts,
   });
 }
 

@@ -30,12 +30,12 @@ const COMMANDS: Record<string, CommandEntry> = {
     run: async (argv, ctx) => (await import('./export.js')).exportCommand(argv, ctx),
   },
   once: {
-    summary: 'sync, then push, then export; exit 0 only if all succeeded (for cron containers)',
+    summary: 'sync, then push, then export; exit 0 only if all succeeded (for cron containers; --metrics-file PATH, --pushgateway URL)',
     needsConfig: true,
     run: async (argv, ctx) => (await import('./once.js')).onceCommand(argv, ctx),
   },
   run: {
-    summary: 'stay up and run sync, refresh, push and export on the configured schedules until SIGTERM/SIGINT',
+    summary: 'stay up and run sync, refresh, push and export on the configured schedules until SIGTERM/SIGINT (--metrics-listen HOST:PORT)',
     needsConfig: true,
     run: async (argv, ctx) => (await import('./run.js')).runCommand(argv, ctx),
   },
@@ -80,7 +80,7 @@ function usage(): string {
     '',
     'Run "loyalty-sync <command> --help" for the options of a command.',
     '',
-    'Environment: LOYALTY_API_KEY, LOYALTY_BASE_URL, LOYALTY_DB, LOYALTY_EXPORT_DIR, LOYALTY_EXPORT_URL, LOYALTY_CONFIG, LOG_LEVEL;',
+    'Environment: LOYALTY_API_KEY, LOYALTY_BASE_URL, LOYALTY_DB, LOYALTY_EXPORT_DIR, LOYALTY_EXPORT_URL, LOYALTY_METRICS_LISTEN, LOYALTY_CONFIG, LOG_LEVEL;',
     'object storage: the AWS provider chain (AWS_ACCESS_KEY_ID, AWS_PROFILE, web identity, roles), AWS_ENDPOINT_URL_S3, AWS_REGION.',
     'Exit codes: 0 success; 1 the job failed (API, I/O); 2 bad usage or bad config.',
     '',

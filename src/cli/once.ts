@@ -1,44 +1,123 @@
+import type { ApiClient } from '../api/client.js';
+import { describeError } from '../api/errors.js';
 import type { CommandContext } from './context.js';
 import { parseCommandArgs } from './args.js';
-import { EXIT_FAILED, EXIT_OK } from './errors.js';
+import { EXIT_FAILED, EXIT_OK, UsageError } from './errors.js';
+import { writeMetricsFile } from '../metrics/metricsFile.js';
+import { gatewayForDisplay, pushToGateway } from '../metrics/pushgateway.js';
+import { createMetrics, type Metrics } from '../metrics/registry.js';
 import { runJob, type JobName, type JobOutcome } from '../runtime/jobs.js';
 import { withWorker } from '../runtime/worker.js';
 import { SKIPPED_UNREACHABLE } from '../sync/index.js';
 
-const HELP = `Usage: loyalty-sync once [--config FILE]
+const HELP = `Usage: loyalty-sync once [--config FILE] [--metrics-file PATH] [--pushgateway URL]
 
 Runs sync, then push, then export, printing one line per step.
 When the sync finds the API unreachable at all (connection refused, no such host, TLS refused), the push
 is skipped and the export still runs from the mirror.
 Exit 0 only if every step succeeded, 1 if any failed or was skipped (or another loyalty-sync holds the
 mirror), 2 for bad usage or config. Meant for cron-style container jobs (Kubernetes CronJob, ECS tasks).
+
+  --metrics-file PATH   at the end, also after a failure, write this run's metrics (the families of
+                        run --metrics-listen) to PATH for node_exporter's textfile collector; written
+                        under a temporary name and renamed, so PATH is never seen half-written.
+                        A file that cannot be written makes the exit code 1.
+  --pushgateway URL     at the end, push the same metrics to a Prometheus Pushgateway (job loyalty_sync,
+                        grouped by program_id). An unreachable Pushgateway is a warning only: the exit
+                        code stays what the job made it.
 `;
 
 export const ONCE_STEPS: readonly JobName[] = ['sync', 'push', 'export'];
 
+/** Used as the grouping key when the credential's program cannot be asked (a bad key, the API down). */
+const UNKNOWN_PROGRAM = 'unknown';
+
 export async function onceCommand(argv: string[], ctx: CommandContext): Promise<number> {
-  const { values } = parseCommandArgs('once', argv, { help: { type: 'boolean', short: 'h' } });
+  const { values } = parseCommandArgs('once', argv, {
+    help: { type: 'boolean', short: 'h' },
+    'metrics-file': { type: 'string' },
+    pushgateway: { type: 'string' },
+  });
   if (values.help) {
     ctx.stdout.write(HELP);
     return EXIT_OK;
   }
-  const outcomes = await withWorker(ctx, { command: 'once', waitForLock: false }, async (deps, signal) => {
-    const results: JobOutcome[] = [];
-    for (const step of ONCE_STEPS) {
-      if (signal.aborted) break;
-      // The export reads only the mirror, so it still runs; a push would only find the same closed door.
-      if (step === 'push' && results.some((earlier) => earlier.unreachable)) {
-        const outcome: JobOutcome = { job: step, ok: false, summary: `push: ${SKIPPED_UNREACHABLE}; the queued jobs wait for the next run` };
-        ctx.stdout.write(`SKIP ${outcome.summary}\n`);
+  const metricsFile = values['metrics-file'];
+  if (metricsFile === '') throw new UsageError('--metrics-file is empty; expected a file path such as /var/lib/node_exporter/textfile/loyalty_sync.prom.');
+  const gateway = values.pushgateway === undefined ? undefined : gatewayUrl(values.pushgateway);
+  const metrics = metricsFile === undefined && gateway === undefined ? null : createMetrics();
+
+  let programId = UNKNOWN_PROGRAM;
+  let ok = false;
+  try {
+    const outcomes = await withWorker(ctx, { command: 'once', waitForLock: false, facts: metrics?.facts }, async (deps, signal) => {
+      const results: JobOutcome[] = [];
+      for (const step of ONCE_STEPS) {
+        if (signal.aborted) break;
+        // The export reads only the mirror, so it still runs; a push would only find the same closed door.
+        if (step === 'push' && results.some((earlier) => earlier.unreachable)) {
+          const outcome: JobOutcome = { job: step, ok: false, summary: `push: ${SKIPPED_UNREACHABLE}; the queued jobs wait for the next run` };
+          ctx.stdout.write(`SKIP ${outcome.summary}\n`);
+          results.push(outcome);
+          continue;
+        }
+        const outcome = await runJob(step, deps, signal);
+        ctx.stdout.write(`${outcome.ok ? 'ok  ' : 'FAIL'} ${outcome.summary}\n`);
         results.push(outcome);
-        continue;
       }
-      const outcome = await runJob(step, deps, signal);
-      ctx.stdout.write(`${outcome.ok ? 'ok  ' : 'FAIL'} ${outcome.summary}\n`);
-      results.push(outcome);
-    }
-    return results;
-  });
-  const ok = outcomes.length === ONCE_STEPS.length && outcomes.every((outcome) => outcome.ok);
+      if (gateway !== undefined) programId = await programOf(deps.client, signal);
+      return results;
+    });
+    ok = outcomes.length === ONCE_STEPS.length && outcomes.every((outcome) => outcome.ok);
+  } finally {
+    // Also after a failure (even one that throws): a failed run is what an alert needs to see.
+    if (metrics !== null) ok = (await deliver(ctx, metrics, { metricsFile, gateway, programId })) && ok;
+  }
   return ok ? EXIT_OK : EXIT_FAILED;
+}
+
+/** Writes and pushes the run's metrics; false only when the metrics file could not be written. */
+async function deliver(ctx: CommandContext, metrics: Metrics, to: { metricsFile?: string; gateway?: string; programId: string }): Promise<boolean> {
+  let written = true;
+  if (to.metricsFile !== undefined) {
+    try {
+      await writeMetricsFile(to.metricsFile, metrics.registry);
+    } catch (error) {
+      ctx.stderr.write(`loyalty-sync: could not write the metrics file ${to.metricsFile} (--metrics-file): ${describeError(error)}.\n`);
+      written = false;
+    }
+  }
+  if (to.gateway !== undefined) {
+    try {
+      await pushToGateway(to.gateway, to.programId, metrics.registry);
+    } catch (error) {
+      const shown = gatewayForDisplay(to.gateway);
+      ctx.logger.warn({ pushgateway: shown }, `could not push the metrics to the Pushgateway at ${shown}: ${describeError(error)}`);
+    }
+  }
+  return written;
+}
+
+/** The Pushgateway groups by program; the credential's identity names it. */
+async function programOf(client: ApiClient, signal: AbortSignal): Promise<string> {
+  try {
+    const identity = await client.whoami({ signal, retry: false });
+    const id = 'program_id' in identity ? identity.program_id : undefined;
+    return typeof id === 'number' || (typeof id === 'string' && id !== '') ? String(id) : UNKNOWN_PROGRAM;
+  } catch {
+    return UNKNOWN_PROGRAM;
+  }
+}
+
+function gatewayUrl(value: string): string {
+  let url: URL | null = null;
+  try {
+    url = new URL(value);
+  } catch {
+    // Reported below.
+  }
+  if (url === null || (url.protocol !== 'http:' && url.protocol !== 'https:')) {
+    throw new UsageError(`--pushgateway is "${url === null ? value : gatewayForDisplay(value)}"; expected an http(s) URL such as http://pushgateway:9091.`);
+  }
+  return value;
 }

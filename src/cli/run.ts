@@ -1,37 +1,74 @@
 import type { CommandContext } from './context.js';
 import { parseCommandArgs } from './args.js';
-import { EXIT_FAILED, EXIT_OK } from './errors.js';
+import { EXIT_FAILED, EXIT_OK, UsageError } from './errors.js';
+import { createHealth } from '../metrics/health.js';
+import { parseListenAddress, type ListenAddress } from '../metrics/listenAddress.js';
+import { createMetrics } from '../metrics/registry.js';
+import { LIVENESS_PATH, ListenError, METRICS_PATH, READINESS_PATH, startMetricsServer, type MetricsServer } from '../metrics/server.js';
 import { LockLostError } from '../runtime/lock.js';
 import { runJob } from '../runtime/jobs.js';
 import { startScheduler } from '../runtime/scheduler.js';
 import { withWorker } from '../runtime/worker.js';
 
-const HELP = `Usage: loyalty-sync run [--config FILE]
+const HELP = `Usage: loyalty-sync run [--config FILE] [--metrics-listen HOST:PORT]
 
 Stays up and runs the jobs on the schedules of the config (schedule.sync, schedule.refresh,
 schedule.push, schedule.export; cron expressions, 5 or 6 fields, in schedule.timezone).
 A job never overlaps itself. If another loyalty-sync holds the mirror, waits for it.
 SIGTERM or SIGINT: stop scheduling, let the work in flight commit (runtime.shutdownDeadlineSeconds),
 close the mirror and exit 0; a second signal exits at once.
+
+  --metrics-listen HOST:PORT  serve ${METRICS_PATH} (Prometheus), ${LIVENESS_PATH} (503 when the scheduler
+                              stopped or the writer lock's lease was not renewed in time) and ${READINESS_PATH}
+                              (200 once the mirror is open); default runtime.metricsListen or
+                              LOYALTY_METRICS_LISTEN; off when empty. A bad or taken address exits 2.
 `;
 
 export async function runCommand(argv: string[], ctx: CommandContext): Promise<number> {
-  const { values } = parseCommandArgs('run', argv, { help: { type: 'boolean', short: 'h' } });
+  const { values } = parseCommandArgs('run', argv, { help: { type: 'boolean', short: 'h' }, 'metrics-listen': { type: 'string' } });
   if (values.help) {
     ctx.stdout.write(HELP);
     return EXIT_OK;
   }
-  const stopReason = await withWorker(ctx, { command: 'run', waitForLock: true }, async (deps, signal) => {
-    const scheduler = startScheduler({ schedule: ctx.config.schedule, logger: ctx.logger, run: (job) => runJob(job, deps, signal) });
-    await new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
-    await scheduler.stop();
-    return signal.reason as unknown;
-  });
-  // Losing the lock is not a requested stop: a supervisor should see it and restart the process.
-  if (stopReason instanceof LockLostError) {
-    ctx.stderr.write(`loyalty-sync: ${stopReason.message}\n`);
-    return EXIT_FAILED;
+  const fromFlag = values['metrics-listen'] !== undefined;
+  const listen = values['metrics-listen'] ?? ctx.config.runtime.metricsListen;
+  // Off by default: without an address the jobs tell nobody, and nothing listens.
+  const served = listen === '' ? null : { address: listenAddress(listen, fromFlag), metrics: createMetrics(), health: createHealth() };
+  let server: MetricsServer | null = null;
+  if (served !== null) {
+    try {
+      server = await startMetricsServer({ address: served.address, registry: served.metrics.registry, health: served.health, logger: ctx.logger });
+    } catch (error) {
+      if (!(error instanceof ListenError)) throw error;
+      throw new UsageError(`${describeListenSource(fromFlag)} is "${listen}", but ${error.reason}.`);
+    }
   }
-  ctx.logger.info('stopped cleanly');
-  return EXIT_OK;
+  const health = served?.health;
+  try {
+    const stopReason = await withWorker(ctx, { command: 'run', waitForLock: true, facts: served?.metrics.facts, health }, async (deps, signal) => {
+      const scheduler = startScheduler({ schedule: ctx.config.schedule, logger: ctx.logger, run: (job) => runJob(job, deps, signal), health });
+      await new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
+      await scheduler.stop();
+      return signal.reason as unknown;
+    });
+    // Losing the lock is not a requested stop: a supervisor should see it and restart the process.
+    if (stopReason instanceof LockLostError) {
+      ctx.stderr.write(`loyalty-sync: ${stopReason.message}\n`);
+      return EXIT_FAILED;
+    }
+    ctx.logger.info('stopped cleanly');
+    return EXIT_OK;
+  } finally {
+    await server?.close();
+  }
+}
+
+function listenAddress(value: string, fromFlag: boolean): ListenAddress {
+  const parsed = parseListenAddress(value);
+  if (typeof parsed === 'string') throw new UsageError(`${describeListenSource(fromFlag)} ${parsed}.`);
+  return parsed;
+}
+
+function describeListenSource(fromFlag: boolean): string {
+  return fromFlag ? '--metrics-listen' : 'runtime.metricsListen (or LOYALTY_METRICS_LISTEN)';
 }

@@ -4,7 +4,9 @@ import type { Config } from '../config.js';
 import type { Db } from '../db/open.js';
 import { runExport } from '../export/index.js';
 import type { Logger } from '../log.js';
+import type { OpsFacts } from '../metrics/facts.js';
 import { pushDueJobs, summarizePush } from '../queue/index.js';
+import { queueFacts } from './queueFacts.js';
 import { describeUnreachableSync, runSync } from '../sync/index.js';
 
 export type JobName = 'sync' | 'refresh' | 'push' | 'export';
@@ -16,6 +18,8 @@ export interface WorkerDeps {
   client: ApiClient;
   config: Readonly<Config>;
   logger: Logger;
+  /** Where the jobs tell what they did (metrics); none by default. */
+  facts?: OpsFacts;
 }
 
 export interface JobOutcome {
@@ -44,11 +48,13 @@ export async function runJob(job: JobName, deps: WorkerDeps, signal?: AbortSigna
       }
       case 'push': {
         const report = await pushDueJobs({ ...deps, logger, signal });
+        deps.facts?.queueCounted(...queueFacts(deps.db));
         const unreachable = report.unreachable === null ? '' : `; stopped: the API at ${deps.config.api.baseUrl} could not be reached (${report.unreachable})`;
         return { job, ok: report.unreachable === null, unreachable: report.unreachable !== null, summary: `${summarizePush(report)}${unreachable}` };
       }
       case 'export': {
         const report = await runExport({ ...deps, logger, signal });
+        deps.facts?.exportSucceeded({ finishedAt: new Date(), files: report.files });
         const rows = report.files.reduce((sum, file) => sum + file.rows, 0);
         const published = report.publication === null ? '' : `, published to ${report.publication.manifestUrl}`;
         return { job, ok: true, summary: `export: ${report.files.length} files, ${rows} rows, manifest ${report.manifestPath}${published}` };

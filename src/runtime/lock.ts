@@ -52,6 +52,8 @@ export interface AcquireOptions {
   /** Keep trying until the lock frees up (or its lease expires) instead of failing at once. */
   wait?: boolean;
   signal?: AbortSignal;
+  /** Called when the lock is taken and at each renewal (the health endpoint watches the lease). */
+  onRenewed?: (at: Date) => void;
 }
 
 interface LockRow {
@@ -96,8 +98,12 @@ export async function acquireLock(options: AcquireOptions): Promise<HeldLock> {
 
   let announced = false;
   for (;;) {
-    const busy = tryTake.immediate(new Date());
-    if (!busy) break;
+    const attemptAt = new Date();
+    const busy = tryTake.immediate(attemptAt);
+    if (!busy) {
+      options.onRenewed?.(attemptAt);
+      break;
+    }
     if (!options.wait) throw new LockBusyError(options.dbPath, toHolder(busy));
     if (!announced) {
       logger.info({ holder: toHolder(busy) }, new LockBusyError(options.dbPath, toHolder(busy)).message + ' Waiting for it.');
@@ -116,7 +122,7 @@ export async function acquireLock(options: AcquireOptions): Promise<HeldLock> {
         logger.error('the writer lock was taken over by another process; stopping work');
         lost.abort(new LockLostError(options.dbPath));
         clearInterval(timer);
-      }
+      } else options.onRenewed?.(now);
     } catch (error) {
       // A busy database delays one renewal; the lease has two more chances before it runs out.
       logger.warn({ err: error }, 'could not renew the writer lock');

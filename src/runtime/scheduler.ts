@@ -1,6 +1,7 @@
 import cron, { type ScheduledTask } from 'node-cron';
 import type { Config } from '../config.js';
 import type { Logger } from '../log.js';
+import type { Health } from '../metrics/health.js';
 import { JOB_NAMES, type JobName, type JobOutcome } from './jobs.js';
 
 export interface SchedulerOptions {
@@ -9,6 +10,8 @@ export interface SchedulerOptions {
   logger: Logger;
   /** Called after every run (tests and status use it). */
   onRun?: (outcome: JobOutcome, startedAt: Date, finishedAt: Date) => void;
+  /** Told when the schedules start and when they stop (`/healthz` answers 503 once they stopped). */
+  health?: Pick<Health, 'schedulerStarted' | 'schedulerStopped'>;
 }
 
 export interface Scheduler {
@@ -73,10 +76,12 @@ export function startScheduler(options: SchedulerOptions): Scheduler {
     cron.schedule(options.schedule[job], () => tick(job), { timezone: options.schedule.timezone, name: `loyalty-sync:${job}` }),
   );
   logger.info({ schedule: options.schedule }, 'schedules started');
+  options.health?.schedulerStarted();
 
   return {
     async stop() {
       stopping = true;
+      options.health?.schedulerStopped();
       await Promise.all(tasks.map(async (task) => task.destroy()));
       await Promise.all(running.values());
     },

@@ -1,8 +1,13 @@
 import { createApiClient } from '../api/client.js';
 import type { CommandContext } from '../cli/context.js';
+import { STREAM_NAMES } from '../config.js';
 import { openDatabase } from '../db/open.js';
+import type { OpsFacts } from '../metrics/facts.js';
+import type { Health } from '../metrics/health.js';
+import { countMirrorRows } from '../sync/mirrorRows.js';
 import type { WorkerDeps } from './jobs.js';
 import { acquireLock } from './lock.js';
+import { queueFacts } from './queueFacts.js';
 import { installShutdown } from './shutdown.js';
 
 export interface WorkerOptions {
@@ -10,6 +15,10 @@ export interface WorkerOptions {
   command: string;
   /** `run` waits for the lock; one-shot commands fail at once so a scheduler sees it. */
   waitForLock: boolean;
+  /** Where the jobs and the client tell what they did (metrics); none by default. */
+  facts?: OpsFacts;
+  /** Told when the mirror is open and how the writer lock fares (`/healthz`, `/readyz`). */
+  health?: Health;
 }
 
 /**
@@ -20,20 +29,30 @@ export interface WorkerOptions {
 export async function withWorker<T>(ctx: CommandContext, options: WorkerOptions, work: (deps: WorkerDeps, signal: AbortSignal) => Promise<T>): Promise<T> {
   const { config, logger } = ctx;
   const shutdown = installShutdown(logger, config.runtime.shutdownDeadlineSeconds * 1000);
+  const { facts, health } = options;
   const db = openDatabase(config.db.path);
-  const client = createApiClient(config.api, logger);
+  const client = createApiClient(config.api, logger, undefined, facts);
   try {
+    health?.mirrorOpened();
+    // Counted once at start; each job keeps its own tables' figures current from then on.
+    if (facts) {
+      for (const table of STREAM_NAMES) facts.mirrorRows(table, countMirrorRows(db, table));
+      facts.queueCounted(...queueFacts(db));
+    }
+    const leaseMs = config.runtime.lockLeaseSeconds * 1000;
     const lock = await acquireLock({
       db,
       dbPath: config.db.path,
       command: options.command,
-      leaseMs: config.runtime.lockLeaseSeconds * 1000,
+      leaseMs,
       logger,
       wait: options.waitForLock,
       signal: shutdown.signal,
+      onRenewed: (at) => health?.lockRenewed(at, leaseMs),
     });
+    if (health) lock.lost.addEventListener('abort', () => health.lockLost(), { once: true });
     try {
-      return await work({ db, client, config, logger }, AbortSignal.any([shutdown.signal, lock.lost]));
+      return await work({ db, client, config, logger, facts }, AbortSignal.any([shutdown.signal, lock.lost]));
     } finally {
       lock.release();
     }

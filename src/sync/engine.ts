@@ -3,6 +3,7 @@ import type { StreamName } from '../config.js';
 import { checkpointLessOften } from '../db/walCheckpoint.js';
 import { getStream } from '../streams/index.js';
 import { createCheckpointStore } from './checkpoint.js';
+import { countMirrorRows } from './mirrorRows.js';
 import { createProgress } from './progress.js';
 import { startStoreThread } from './storeThread.js';
 import { syncStream } from './streamSync.js';
@@ -40,20 +41,21 @@ export async function runSync(options: SyncOptions): Promise<SyncReport> {
         continue;
       }
       const stream = getStream(name);
-      reports.push(
-        await syncStream({
-          ...options,
-          logger: logger.child({ stream: name }),
-          stream,
-          runId,
-          full: options.full === true,
-          refresh: options.refresh === true,
-          progress,
-          checkpoints,
-          store,
-          clock,
-        }),
-      );
+      const started = performance.now();
+      const report = await syncStream({
+        ...options,
+        logger: logger.child({ stream: name }),
+        stream,
+        runId,
+        full: options.full === true,
+        refresh: options.refresh === true,
+        progress,
+        checkpoints,
+        store,
+        clock,
+      });
+      reports.push(report);
+      if (options.facts) tellFacts(options.facts, options.db, report, (performance.now() - started) / 1000, clock());
     }
   } finally {
     restoreCheckpointing();
@@ -64,6 +66,24 @@ export async function runSync(options: SyncOptions): Promise<SyncReport> {
   const ok = storeFailure === null && reports.every((report) => report.status === 'succeeded');
   logger.info({ ok }, 'sync finished');
   return { runId, ok, streams: reports };
+}
+
+/**
+ * The table is counted once per stream and run (not per scrape). The count comes first, so a reader
+ * that sees the run counted also sees the rows it left. An interrupted stream (shutdown) is no outcome.
+ */
+function tellFacts(facts: NonNullable<SyncOptions['facts']>, db: SyncOptions['db'], report: StreamReport, seconds: number, finishedAt: Date): void {
+  if (report.status === 'interrupted') return;
+  facts.mirrorRows(report.stream, countMirrorRows(db, report.stream));
+  facts.streamSynced({
+    stream: report.stream,
+    outcome: report.status === 'succeeded' ? 'succeeded' : 'failed',
+    inserted: report.inserted,
+    updated: report.updated,
+    removed: report.removed ?? 0,
+    seconds,
+    finishedAt,
+  });
 }
 
 /** Sortable by time and unique enough for one mirror: 20261122T203000Z-3f9a1c. */

@@ -2,6 +2,7 @@ import type { ApiClient, ListParams } from '../api/client.js';
 import type { Config, StreamName } from '../config.js';
 import type { Db } from '../db/open.js';
 import type { Logger } from '../log.js';
+import type { OpsFacts } from '../metrics/facts.js';
 
 export interface SyncOptions {
   db: Db;
@@ -20,6 +21,8 @@ export interface SyncOptions {
   progress?: NodeJS.WritableStream | null;
   /** The wall clock; tests may pin it. */
   clock?: () => Date;
+  /** Told how each stream's sync ended and how many rows its table then holds; none by default. */
+  facts?: Pick<OpsFacts, 'streamSynced' | 'mirrorRows'>;
 }
 
 /** `skipped`: not tried, because an earlier stream of the run found the API unreachable. */

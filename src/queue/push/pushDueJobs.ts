@@ -3,9 +3,11 @@ import type { ApiClient } from '../../api/client.js';
 import type { Config } from '../../config.js';
 import type { Db } from '../../db/open.js';
 import type { Logger } from '../../log.js';
+import type { OpsFacts } from '../../metrics/facts.js';
 import { claimDueJobs } from '../claimDueJobs.js';
 import { listUnknownJobs } from '../listUnknownJobs.js';
 import { recoverStaleJobs } from '../recoverStaleJobs.js';
+import type { JobKind } from '../types.js';
 import { startWorker, stopWorker } from '../worker.js';
 import { processJob, reconcileUnknown, type JobOutcome, type PushDeps } from './processJob.js';
 
@@ -23,6 +25,8 @@ export interface PushOptions {
   signal?: AbortSignal;
   /** The clock for due times and stored timestamps (tests pass a fake one). */
   now?: () => Date;
+  /** Told how each job ended; none by default. */
+  facts?: Pick<OpsFacts, 'pushJobEnded'>;
 }
 
 export interface PushReport {
@@ -75,17 +79,19 @@ async function runPush(options: PushOptions, workerId: string): Promise<PushRepo
     if (await reconcileUnknown(deps, job, logger.child({ jobId: job.id, kind: job.kind }))) {
       report.succeeded++;
       report.reconciled++;
+      options.facts?.pushJobEnded(job.kind, 'succeeded');
     }
   }
 
   const startedAt = now();
   const inFlight = new Set<Promise<void>>();
   let failure: { error: unknown } | undefined;
-  const record = (outcome: JobOutcome): void => {
+  const record = (kind: JobKind, outcome: JobOutcome): void => {
     if (outcome === 'reconciled') {
       report.reconciled++;
       report.succeeded++;
     } else report[outcome]++;
+    options.facts?.pushJobEnded(kind, outcome === 'reconciled' ? 'succeeded' : outcome);
   };
 
   for (;;) {
@@ -95,7 +101,7 @@ async function runPush(options: PushOptions, workerId: string): Promise<PushRepo
       for (const job of claimed) {
         report.sent++;
         const task: Promise<void> = processJob(deps, job)
-          .then(record, (error: unknown) => {
+          .then((outcome) => record(job.kind, outcome), (error: unknown) => {
             failure ??= { error };
           })
           .finally(() => inFlight.delete(task));

@@ -1,0 +1,41 @@
+import type { ExportFormat, StreamName } from '../config.js';
+import type { ExportTable } from '../export/schema.js';
+import type { JobKind, JobState } from '../queue/types.js';
+
+/** How one exchange with the API ended: its HTTP status, or `error` when no status arrived. */
+export type ApiOutcome = number | 'error';
+
+/** How a push left a job; a job proved by reconciliation counts as `succeeded`. */
+export type PushOutcome = 'succeeded' | 'dead' | 'unknown' | 'retried';
+
+export interface StreamSyncFact {
+  stream: StreamName;
+  outcome: 'succeeded' | 'failed';
+  inserted: number;
+  updated: number;
+  removed: number;
+  seconds: number;
+  finishedAt: Date;
+}
+
+export interface ExportFact {
+  finishedAt: Date;
+  files: ReadonlyArray<{ table: ExportTable; format: ExportFormat; rows: number; bytes: number }>;
+}
+
+/**
+ * Facts the client, the sync engine, the push worker and the job runner already know, handed to
+ * whoever listens (the metrics module maps them to metric families). Passed in like the logger:
+ * a component given none emits nothing.
+ */
+export interface OpsFacts {
+  /** `endpoint` is the path template (`/v2/customers/{merchant_id}/points`), never a concrete id. */
+  apiRequest(endpoint: string, outcome: ApiOutcome, seconds: number): void;
+  streamSynced(fact: StreamSyncFact): void;
+  /** Rows a mirror table holds now (for unsubscribes: the addresses currently on the list). */
+  mirrorRows(table: StreamName, rows: number): void;
+  pushJobEnded(kind: JobKind, outcome: PushOutcome): void;
+  /** Jobs per state, and when the longest-unknown job became unknown (null when none is). */
+  queueCounted(counts: Readonly<Record<JobState, number>>, oldestUnknownAt: Date | null): void;
+  exportSucceeded(fact: ExportFact): void;
+}

@@ -1,0 +1,83 @@
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { JOB_STATES } from '../queue/types.js';
+import type { OpsFacts } from './facts.js';
+
+/** The metrics of one process: a registry of its own (never prom-client's global one) and the facts that feed it. */
+export interface Metrics {
+  registry: Registry;
+  facts: OpsFacts;
+}
+
+const LINT_FAILING_DEFAULTS = ['nodejs_active_handles_total', 'nodejs_active_requests_total', 'nodejs_active_resources_total'];
+
+/** Seconds; an API call is usually well under a second, a page of a slow API a few. */
+const API_SECONDS = [0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
+/** Seconds; a stream's sync runs from under a second (nothing new) to an hour (a first full read). */
+const SYNC_SECONDS = [0.5, 1, 5, 15, 30, 60, 120, 300, 600, 1800, 3600];
+
+/**
+ * Builds every metric family of the operations contract (README, Operations) on a fresh registry,
+ * plus prom-client's process and Node.js metrics, and maps the facts onto them. Every label value
+ * comes from a closed set (stream, table, format, job kind and state, endpoint template, HTTP
+ * status), so the number of series does not grow with the data.
+ */
+export function createMetrics(): Metrics {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+  // These three are gauges named like counters, which `promtool check metrics` rejects; the same
+  // figures stay available per type as nodejs_active_handles, _requests and _resources.
+  for (const name of LINT_FAILING_DEFAULTS) registry.removeSingleMetric(name);
+  const registers = [registry];
+
+  const syncRows = new Counter({ name: 'loyalty_sync_rows_total', help: 'Rows a sync stored, by stream and change (inserted, updated, removed).', labelNames: ['stream', 'change'], registers });
+  const syncRuns = new Counter({ name: 'loyalty_sync_runs_total', help: 'Stream syncs that ended, by stream and outcome (succeeded, failed).', labelNames: ['stream', 'outcome'], registers });
+  const syncLastSuccess = new Gauge({ name: 'loyalty_sync_last_success_timestamp_seconds', help: 'Unix time of the last successful sync of the stream.', labelNames: ['stream'], registers });
+  const syncDuration = new Histogram({ name: 'loyalty_sync_duration_seconds', help: "Duration of a stream's sync.", labelNames: ['stream'], buckets: SYNC_SECONDS, registers });
+  const mirrorRows = new Gauge({ name: 'loyalty_mirror_rows', help: 'Rows in the mirror table (unsubscribes: addresses currently on the list).', labelNames: ['table'], registers });
+  const apiRequests = new Counter({ name: 'loyalty_api_requests_total', help: 'HTTP exchanges with the API, retries included, by endpoint template and status (or error when no status arrived).', labelNames: ['endpoint', 'status'], registers });
+  const apiRateLimited = new Counter({ name: 'loyalty_api_rate_limited_total', help: 'API responses with status 429.', registers });
+  const apiDuration = new Histogram({ name: 'loyalty_api_request_duration_seconds', help: 'Duration of an HTTP exchange with the API, by endpoint template.', labelNames: ['endpoint'], buckets: API_SECONDS, registers });
+  const queueJobs = new Gauge({ name: 'loyalty_queue_jobs', help: 'Jobs in the write queue, by state (as of the last push).', labelNames: ['state'], registers });
+  const oldestUnknown = new Gauge({ name: 'loyalty_queue_oldest_unknown_timestamp_seconds', help: 'Unix time the longest-unknown job of the write queue became unknown; absent when no job is unknown.', registers });
+  const pushJobs = new Counter({ name: 'loyalty_push_jobs_total', help: 'Jobs a push finished with, by kind and outcome (succeeded, dead, unknown, retried).', labelNames: ['kind', 'outcome'], registers });
+  const exportLastSuccess = new Gauge({ name: 'loyalty_export_last_success_timestamp_seconds', help: 'Unix time of the last successful export.', registers });
+  const exportRows = new Counter({ name: 'loyalty_export_rows_total', help: 'Rows written by successful exports, by table and format.', labelNames: ['table', 'format'], registers });
+  const exportBytes = new Counter({ name: 'loyalty_export_bytes_total', help: 'Bytes written by successful exports, by table and format.', labelNames: ['table', 'format'], registers });
+
+  const facts: OpsFacts = {
+    apiRequest(endpoint, outcome, seconds) {
+      apiRequests.inc({ endpoint, status: String(outcome) });
+      apiDuration.observe({ endpoint }, seconds);
+      if (outcome === 429) apiRateLimited.inc();
+    },
+    streamSynced(fact) {
+      const { stream } = fact;
+      syncRows.inc({ stream, change: 'inserted' }, fact.inserted);
+      syncRows.inc({ stream, change: 'updated' }, fact.updated);
+      syncRows.inc({ stream, change: 'removed' }, fact.removed);
+      syncRuns.inc({ stream, outcome: fact.outcome });
+      syncDuration.observe({ stream }, fact.seconds);
+      if (fact.outcome === 'succeeded') syncLastSuccess.set({ stream }, fact.finishedAt.getTime() / 1000);
+    },
+    mirrorRows(table, rows) {
+      mirrorRows.set({ table }, rows);
+    },
+    pushJobEnded(kind, outcome) {
+      pushJobs.inc({ kind, outcome });
+    },
+    queueCounted(counts, oldestUnknownAt) {
+      for (const state of JOB_STATES) queueJobs.set({ state }, counts[state]);
+      // No sample rather than 0 when none is unknown, so `time() - x` never reads as a 56-year-old job.
+      if (oldestUnknownAt === null) oldestUnknown.reset();
+      else oldestUnknown.set(oldestUnknownAt.getTime() / 1000);
+    },
+    exportSucceeded(fact) {
+      for (const file of fact.files) {
+        exportRows.inc({ table: file.table, format: file.format }, file.rows);
+        exportBytes.inc({ table: file.table, format: file.format }, file.bytes);
+      }
+      exportLastSuccess.set(fact.finishedAt.getTime() / 1000);
+    },
+  };
+  return { registry, facts };
+}

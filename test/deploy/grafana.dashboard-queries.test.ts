@@ -1,0 +1,49 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { exportedSeriesNames, metricNamesIn } from '../helpers/promql.js';
+
+interface Panel {
+  title: string;
+  targets?: Array<{ expr: string }>;
+}
+
+const dashboard = JSON.parse(readFileSync(new URL('../../deploy/grafana/loyalty-sync.json', import.meta.url), 'utf8')) as { panels: Panel[] };
+
+describe('the Grafana dashboard', () => {
+  it('queries only metric families the code exports, in every panel', async () => {
+    const exported = await exportedSeriesNames();
+    expect(dashboard.panels.length).toBeGreaterThan(0);
+    for (const panel of dashboard.panels) {
+      expect(panel.targets?.length, panel.title).toBeGreaterThan(0);
+      for (const { expr } of panel.targets ?? []) {
+        const names = metricNamesIn(expr);
+        expect(names.length, `${panel.title}: ${expr}`).toBeGreaterThan(0);
+        for (const name of names) expect(exported.has(name), `${panel.title}: ${name} is not exported`).toBe(true);
+      }
+    }
+  });
+
+  it('shows rows per stream, sync lag, API status, 429s, the queue, push outcomes, export rows and bytes, and memory', () => {
+    const queried = new Set(dashboard.panels.flatMap((panel) => (panel.targets ?? []).flatMap(({ expr }) => metricNamesIn(expr))));
+    for (const family of [
+      'loyalty_sync_rows_total',
+      'loyalty_sync_last_success_timestamp_seconds',
+      'loyalty_api_requests_total',
+      'loyalty_api_rate_limited_total',
+      'loyalty_queue_jobs',
+      'loyalty_push_jobs_total',
+      'loyalty_export_rows_total',
+      'loyalty_export_bytes_total',
+      'process_resident_memory_bytes',
+    ]) {
+      expect(queried.has(family), family).toBe(true);
+    }
+  });
+
+  it('reads metric names out of PromQL as the checks above rely on', () => {
+    expect(metricNamesIn('histogram_quantile(0.95, sum by (le, endpoint) (rate(loyalty_api_request_duration_seconds_bucket[$__rate_interval])))')).toEqual([
+      'loyalty_api_request_duration_seconds_bucket',
+    ]);
+    expect(metricNamesIn('time() - max by (stream) (a_b{x="y", z=~"5..|error"}) > 3600 or absent(up{job="j"})').sort()).toEqual(['a_b', 'up']);
+  });
+});
