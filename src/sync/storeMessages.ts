@@ -1,5 +1,6 @@
 import type { StreamName } from '../config.js';
 import type { UpsertResult } from '../db/upsertRecords.js';
+import type { DriftFinding } from '../drift/index.js';
 import type { Pass, Plan } from './types.js';
 
 /**
@@ -28,6 +29,8 @@ export interface GroupOutcome {
   rest: Plan;
   /** Unsubscribes tombstoned by a walk this group completed. */
   removed: number;
+  /** Schema drift the group's records showed for the first time (recorded with them). */
+  drift: DriftFinding[];
 }
 
 export type StoreRequest =

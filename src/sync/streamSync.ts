@@ -2,6 +2,7 @@ import { ApiError, describeError, isUnreachable } from '../api/errors.js';
 import type { ApiClient, ListName } from '../api/client.js';
 import type { Config } from '../config.js';
 import type { Db } from '../db/open.js';
+import { warnNewDrift } from '../drift/index.js';
 import type { ApiRecord, UpsertResult } from '../db/upsertRecords.js';
 import type { Logger } from '../log.js';
 import type { StreamDefinition } from '../streams/index.js';
@@ -92,6 +93,7 @@ export async function syncStream(ctx: StreamRunContext): Promise<StreamReport> {
           const outcome = await storeGroup(group, passEnded ? pass : null, rest, last.next);
           plan = outcome.rest;
           cursor = passEnded ? null : last.next;
+          warnNewDrift(logger, outcome.drift);
           if (walk) report.removed = (report.removed ?? 0) + outcome.removed;
           group.forEach((page, i) => {
             const result = outcome.results[i];
