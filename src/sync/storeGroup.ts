@@ -1,6 +1,6 @@
 import type { StreamName } from '../config.js';
 import type { Db } from '../db/open.js';
-import { createDriftDetector, recordDrift, type DriftDetector, type DriftFinding } from '../drift/index.js';
+import { recordDrift } from '../drift/index.js';
 import { createUnsubscribeUpserter, createUpserter, nextChangeSeq, type ApiRecord, type UpsertResult } from '../db/upsertRecords.js';
 import { getStream, type StreamDefinition } from '../streams/index.js';
 import { createCheckpointStore } from './checkpoint.js';
@@ -11,24 +11,13 @@ import type { Plan } from './types.js';
 
 type Upsert = (records: readonly ApiRecord[], changeSeq: number, now: string) => UpsertResult;
 
-export interface GroupStoreOptions {
-  /** Compare records with the spec's declaration and record schema drift (off only to measure its cost). */
-  checkDrift: boolean;
-}
-
 /**
  * Stores groups of pages: their upserts and schema drift, then the checkpoint after the last page or,
  * when the plan is done, the stream's completion (and a finished walk's tombstones). Run it inside a
  * transaction: the rows, their drift and the checkpoint that points past them must commit together.
  */
-export function createGroupStore(db: Db, options: GroupStoreOptions): (group: PageGroup) => GroupOutcome {
+export function createGroupStore(db: Db): (group: PageGroup) => GroupOutcome {
   const checkpoints = createCheckpointStore(db);
-  const detectors = new Map<StreamName, DriftDetector>();
-  const detectorOf = (stream: StreamDefinition): DriftDetector => {
-    let detect = detectors.get(stream.name);
-    if (detect === undefined) detectors.set(stream.name, (detect = createDriftDetector(stream)));
-    return detect;
-  };
   const upserters = new Map<StreamName, Upsert>();
   const upserterOf = (stream: StreamDefinition): Upsert => {
     let upsert = upserters.get(stream.name);
@@ -43,13 +32,8 @@ export function createGroupStore(db: Db, options: GroupStoreOptions): (group: Pa
     const stream = getStream(group.stream);
     const upsert = upserterOf(stream);
     const seq = nextChangeSeq(db);
-    const findings: DriftFinding[] = [];
-    const results = group.bodies.map((body) => {
-      const records = itemsOf(stream, body);
-      if (options.checkDrift) findings.push(...detectorOf(stream)(records));
-      return upsert(records, seq, group.at);
-    });
-    const drift = recordDrift(db, findings, group.at);
+    const results = group.bodies.map((body) => upsert(itemsOf(stream, body), seq, group.at));
+    const drift = recordDrift(db, group.drift, group.at);
     const { finished } = group;
     let rest: Plan = group.rest;
     let next = group.next;

@@ -20,6 +20,8 @@ export interface PageGroup {
   next: string | null;
   /** The run's clock, read on the main thread (tests pin it). */
   at: string;
+  /** The schema drift in the group's records, found on the main thread, which parsed them already. */
+  drift: DriftFinding[];
 }
 
 export interface GroupOutcome {
@@ -29,7 +31,7 @@ export interface GroupOutcome {
   rest: Plan;
   /** Unsubscribes tombstoned by a walk this group completed. */
   removed: number;
-  /** Schema drift the group's records showed for the first time (recorded with them). */
+  /** The findings of `drift` seen for the first time (recorded with the group). */
   drift: DriftFinding[];
 }
 

@@ -26,8 +26,6 @@ const MAX_ROWS_PER_COMMIT = 64_000;
  * touching, measured 10% faster than the default on a 1,000,000-row first sync; a larger one gained nothing.
  */
 const CACHE_KIB = 16 * 1024;
-/** Set only by bench/sync.bench.mjs, which measures a sync with and without the schema drift check. */
-const SKIP_DRIFT_CHECK = process.env.LOYALTY_BENCH_SKIP_DRIFT_CHECK === '1';
 
 if (parentPort === null) throw new Error('storeWorker.js runs as a worker thread of a sync');
 const port = parentPort;
@@ -35,7 +33,7 @@ const { dbPath } = workerData as StoreWorkerData;
 const db = openDatabase(dbPath);
 checkpointLessOften(db);
 db.pragma(`cache_size = -${CACHE_KIB}`);
-const storeGroup = createGroupStore(db, { checkDrift: !SKIP_DRIFT_CHECK });
+const storeGroup = createGroupStore(db);
 
 let open = false;
 let rowsInTransaction = 0;

@@ -20,6 +20,8 @@ export interface SyncOptions {
   progress?: NodeJS.WritableStream | null;
   /** The wall clock; tests may pin it. */
   clock?: () => Date;
+  /** Compare records with the spec's declaration and record schema drift; default true (off only to measure its cost). */
+  checkDrift?: boolean;
 }
 
 /** `skipped`: not tried, because an earlier stream of the run found the API unreachable. */
