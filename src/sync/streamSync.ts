@@ -31,7 +31,7 @@ export interface StreamRunContext {
   /** Writes the pages on its own connection; this thread's `db` reads what it committed. */
   store: StoreThread;
   clock: () => Date;
-  /** Default true. */
+  /** As in `SyncOptions`: default true. */
   checkDrift?: boolean;
 }
 
@@ -70,7 +70,8 @@ export async function syncStream(ctx: StreamRunContext): Promise<StreamReport> {
   // A group of pages and the checkpoint after the last of them, stored together.
   const storeGroup = (pages: FetchedPage[], finished: Pass | null, rest: Plan, next: string | null): Promise<GroupOutcome> =>
     store.store({ stream: name, bodies: pages.map((page) => page.body), finished, rest, next, at: clock().toISOString(), drift: pages.flatMap((page) => page.drift) });
-  // On this thread, which parses every page anyway and mostly waits for storage, the check costs the sync nothing.
+  // Here, not on the storage thread: this thread parses every page anyway and mostly waits for storage,
+  // which is what bounds a sync's speed.
   const detectDrift = ctx.checkDrift === false ? null : createDriftDetector(stream);
 
   const record = (rows: number, result: UpsertResult): void => {
