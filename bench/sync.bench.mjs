@@ -1,5 +1,8 @@
 // Sync throughput and memory: how fast `sync` stores 1,000,000 transactions compared with merely
-// fetching and parsing the same pages, and peak RSS at 100,000 and 1,000,000 rows.
+// fetching and parsing the same pages, and peak RSS at 100,000 and 1,000,000 rows; and what the schema
+// drift check costs: the same sync with the check switched off (runSync's checkDrift: false), and the check
+// alone, timed over the same pages (its cost to a sync can be no more than its own time, even were nothing
+// beside it; the with/without pair shows the rest, but on a shared machine its noise exceeds the effect).
 // Each measurement runs in its own child process (clean RSS high-water mark); each simulator runs
 // in another child, so it does not share the measured process's CPU.
 // Run after `npm run build`: node bench/sync.bench.mjs
@@ -19,6 +22,10 @@ const TARGET_RATIO = 0.8;
 // peak memory is the highest of the rounds.
 const ROUNDS = 3;
 const TARGET_MEMORY_GROWTH = 1.3;
+/** The schema drift check may cost the sync at most this share of its time (issue 14). */
+const TARGET_DRIFT_COST = 0.05;
+const NO_DRIFT_CHECK = 'sync-without-drift-check';
+const CHECK_ONLY = 'drift-check-only';
 
 const [mode, ...args] = process.argv.slice(2);
 if (mode === '--simulator') await serveSimulator(args[0]);
@@ -34,7 +41,10 @@ async function serveSimulator(size) {
   process.stdin.on('end', () => void sim.close().then(() => process.exit(0)));
 }
 
-/** Child: one measurement (`sync` into a fresh mirror, or `fetch` pages and parse them only), printed as JSON. */
+/**
+ * Child: one measurement, printed as JSON: `sync` into a fresh mirror (with or without the drift check),
+ * `fetch` pages and parse them only, or fetch them and time the drift check alone on each page.
+ */
 async function measure(kind, url, key) {
   const { loadConfig } = await import('../dist/config.js');
   const { createLogger } = await import('../dist/log.js');
@@ -48,15 +58,26 @@ async function measure(kind, url, key) {
   const logger = createLogger({ level: 'warn' });
   const client = createApiClient(config.api, logger);
   let rows = 0;
+  let checkSeconds = 0;
   const started = performance.now();
   try {
     if (kind === 'fetch') {
       for await (const page of client.pages('transactions', { since_id: 0 })) rows += page.items.length;
+    } else if (kind === CHECK_ONLY) {
+      const { createDriftDetector } = await import('../dist/drift/index.js');
+      const { getStream } = await import('../dist/streams/index.js');
+      const detect = createDriftDetector(getStream('transactions'));
+      for await (const page of client.pages('transactions', { since_id: 0 })) {
+        rows += page.items.length;
+        const before = performance.now();
+        detect(page.items);
+        checkSeconds += (performance.now() - before) / 1000;
+      }
     } else {
       const { openDatabase } = await import('../dist/db/open.js');
       const { runSync } = await import('../dist/sync/index.js');
       const db = openDatabase(config.db.path);
-      const report = await runSync({ db, client, config, logger, streams: ['transactions'] });
+      const report = await runSync({ db, client, config, logger, streams: ['transactions'], checkDrift: kind !== NO_DRIFT_CHECK });
       if (!report.ok) throw new Error(`sync failed: ${JSON.stringify(report.streams)}`);
       rows = report.streams[0].rowsRead;
       db.close();
@@ -68,7 +89,7 @@ async function measure(kind, url, key) {
   const seconds = (performance.now() - started) / 1000;
   const cpu = process.cpuUsage();
   const cpuSeconds = (cpu.user + cpu.system) / 1e6;
-  process.stdout.write(`${JSON.stringify({ kind, rows, seconds, cpuSeconds, maxRssMb: process.resourceUsage().maxRSS / 1024 })}\n`);
+  process.stdout.write(`${JSON.stringify({ kind, rows, seconds, cpuSeconds, checkSeconds, maxRssMb: process.resourceUsage().maxRSS / 1024 })}\n`);
 }
 
 async function main() {
@@ -77,16 +98,24 @@ async function main() {
   try {
     const fetchRuns = [];
     const syncRuns = [];
+    const uncheckedRuns = [];
     const smallRuns = [];
     for (let round = 0; round < ROUNDS; round += 1) {
       fetchRuns.push(await runMeasure('fetch', large));
       syncRuns.push(await runMeasure('sync', large));
+      uncheckedRuns.push(await runMeasure(NO_DRIFT_CHECK, large));
       smallRuns.push(await runMeasure('sync', small));
     }
+    const checkOnly = await runMeasure(CHECK_ONLY, large);
     const fastest = (runs) => runs.reduce((best, run) => (run.seconds < best.seconds ? run : best));
     const fetchLarge = fastest(fetchRuns);
     const syncLarge = { ...fastest(syncRuns), maxRssMb: Math.max(...syncRuns.map((run) => run.maxRssMb)) };
     const syncSmall = { ...fastest(smallRuns), maxRssMb: Math.max(...smallRuns.map((run) => run.maxRssMb)) };
+    const unchecked = fastest(uncheckedRuns);
+    // The pair in time, and in CPU (both threads), which leaves out the waiting but not other processes' cache and scheduling effects.
+    const driftCost = syncLarge.seconds / unchecked.seconds - 1;
+    const leastCpu = (runs) => Math.min(...runs.map((run) => run.cpuSeconds));
+    const driftCpuCost = leastCpu(syncRuns) / leastCpu(uncheckedRuns) - 1;
     const fetchRate = fetchLarge.rows / fetchLarge.seconds;
     const syncRate = syncLarge.rows / syncLarge.seconds;
     const ratio = syncRate / fetchRate;
@@ -101,7 +130,12 @@ async function main() {
     console.log(`sync bench: CPU per row        fetch+parse ${perRow(fetchLarge)} µs, sync ${perRow(syncLarge)} µs (storage ${((syncLarge.cpuSeconds / syncLarge.rows - fetchLarge.cpuSeconds / fetchLarge.rows) * 1e6).toFixed(1)} µs)`);
     console.log(`sync bench: peak RSS of sync   ${n(syncSmall.maxRssMb)} MB at ${n(syncSmall.rows)} rows, ${n(syncLarge.maxRssMb)} MB at ${n(syncLarge.rows)} rows`);
     console.log(`sync bench: memory growth      ${growth.toFixed(2)}x from 100k to 1M rows (target <= ${TARGET_MEMORY_GROWTH}x); fetch-only peak ${n(fetchLarge.maxRssMb)} MB`);
-    if (ratio < TARGET_RATIO || growth > TARGET_MEMORY_GROWTH) {
+    const percent = (share) => `${(share * 100).toFixed(1)}%`;
+    const checkShare = checkOnly.checkSeconds / syncLarge.seconds;
+    console.log(`sync bench: drift check alone  ${checkOnly.checkSeconds.toFixed(2)} s over ${n(checkOnly.rows)} transactions = ${((checkOnly.checkSeconds / checkOnly.rows) * 1e6).toFixed(2)} µs/row, ${percent(checkShare)} of the sync's ${syncLarge.seconds.toFixed(1)} s (target < ${percent(TARGET_DRIFT_COST)})`);
+    console.log(`sync bench: without drift check ${n(unchecked.rows)} transactions in ${unchecked.seconds.toFixed(1)} s = ${n(unchecked.rows / unchecked.seconds)} rows/s (rounds: ${all(uncheckedRuns)} s)`);
+    console.log(`sync bench: with/without check time ${percent(driftCost)} (${syncLarge.seconds.toFixed(1)} s with, ${unchecked.seconds.toFixed(1)} s without), CPU ${percent(driftCpuCost)} (${leastCpu(syncRuns).toFixed(1)} s with, ${leastCpu(uncheckedRuns).toFixed(1)} s without)`);
+    if (ratio < TARGET_RATIO || growth > TARGET_MEMORY_GROWTH || checkShare >= TARGET_DRIFT_COST) {
       console.log('sync bench: below target');
       process.exitCode = 1;
     }

@@ -2,6 +2,7 @@ import type { Db } from '../db/open.js';
 import { lastExport, lastPublication, type LastExport, type LastPublication } from '../export/index.js';
 import { JOB_STATES, queueCounts, type QueueCounts } from '../queue/index.js';
 import { readLockHolder, type LockHolder } from '../runtime/lock.js';
+import { listDrift, type DriftEntry } from '../drift/index.js';
 import { formatAge } from '../formatAge.js';
 import { checkHealth } from '../health/checkHealth.js';
 import { readSyncStatus, type StreamStatus } from '../sync/index.js';
@@ -16,7 +17,9 @@ Show what an operator asks first:
   the write queue: jobs per state and the oldest queued job;
   the last export and its manifest;
   the last publication to object storage: target, run, files, bytes, when, and whether it completed;
-  whether a loyalty-sync process (e.g. \`run\`) holds the mirror's writer lock.
+  whether a loyalty-sync process (e.g. \`run\`) holds the mirror's writer lock;
+  schema drift: fields the API spec does not list, and values outside a listed enum, per stream,
+    with an example (emails masked), when first and last seen, and in how many records.
 
 With --check, it checks instead, for probes and cron alerts: one line per finding and exit 1 when
   a configured stream's last successful sync is older than health.maxSyncAgeMinutes (default 60),
@@ -41,6 +44,8 @@ export interface StatusReport {
   lastPublication: LastPublication | null;
   /** The process holding the writer lock (syncing or pushing), or null. */
   lock: LockHolder | null;
+  /** What the API's records carried beyond the spec (the key's spelling is fixed by issue 14). */
+  schema_drift: DriftEntry[];
 }
 
 export function collectStatus(db: Db, now: Date = new Date()): StatusReport {
@@ -51,12 +56,13 @@ export function collectStatus(db: Db, now: Date = new Date()): StatusReport {
     lastExport: lastExport(db),
     lastPublication: lastPublication(db),
     lock: readLockHolder(db, undefined, now),
+    schema_drift: listDrift(db),
   };
 }
 
 /** One text block per section of the report, blank-line separated; a new section adds its block here. */
 export function renderStatus(status: StatusReport): string {
-  const sections = [renderStreams(status.streams), renderQueue(status.queue), renderExport(status.lastExport), renderPublication(status.lastPublication), renderLock(status.lock)];
+  const sections = [renderStreams(status.streams), renderQueue(status.queue), renderExport(status.lastExport), renderPublication(status.lastPublication), renderLock(status.lock), renderDrift(status.schema_drift)];
   return `${sections.join('\n\n')}\n`;
 }
 
@@ -81,6 +87,13 @@ function renderPublication(last: LastPublication | null): string {
 function renderLock(holder: LockHolder | null): string {
   if (holder === null) return 'Writer lock\nfree';
   return `Writer lock\nheld by ${holder.command} (pid ${holder.pid} on ${holder.hostname}) since ${holder.acquiredAt}, lease until ${holder.expiresAt}`;
+}
+
+function renderDrift(entries: DriftEntry[]): string {
+  if (entries.length === 0) return 'Schema drift\nnone: every record synced so far matches the fields and enum values of the spec';
+  const header = ['stream', 'kind', 'path', 'example', 'records', 'first seen', 'last seen'];
+  const rows = entries.map((e) => [e.stream, e.kind, e.path, e.example, String(e.count), e.first_seen_at, e.last_seen_at]);
+  return ['Schema drift', ...alignedLines(header, rows)].join('\n');
 }
 
 export async function statusCommand(argv: string[], ctx: CommandContext): Promise<number> {
@@ -115,9 +128,14 @@ function renderStreams(streams: StreamStatus[]): string {
     s.ageSeconds === null ? '-' : formatAge(s.ageSeconds),
     errorText(s),
   ]);
+  return ['Streams', ...alignedLines(header, rows)].join('\n');
+}
+
+/** A header and rows as lines of columns padded to a common width. */
+function alignedLines(header: string[], rows: string[][]): string[] {
   const widths = header.map((title, i) => Math.max(title.length, ...rows.map((row) => row[i].length)));
   const line = (cells: string[]): string => cells.map((cell, i) => (i === cells.length - 1 ? cell : cell.padEnd(widths[i]))).join('  ').trimEnd();
-  return ['Streams', line(header), ...rows.map(line)].join('\n');
+  return [line(header), ...rows.map(line)];
 }
 
 function errorText(s: StreamStatus): string {

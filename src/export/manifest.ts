@@ -1,6 +1,7 @@
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { ExportFormat } from '../config.js';
+import type { DriftEntry } from '../drift/index.js';
 import type { ColumnType } from '../streams/index.js';
 import { DIR_MODE, FILE_MODE } from './fileSink.js';
 import { LATEST_MANIFEST, MANIFEST_DIR, tmpPathFor } from './layout.js';
@@ -54,6 +55,11 @@ export interface Manifest {
   /** How money is typed in Parquet; see decimal.ts. */
   moneyRule: string;
   files: ManifestFile[];
+  /**
+   * Per exported stream table, what its records carried that the API spec does not list (fields, enum values),
+   * as `schema_drift` held it at the snapshot: the part of `raw` a loader's schema may not expect.
+   */
+  schemaDrift: Record<string, DriftEntry[]>;
 }
 
 /** Writes manifests/RUNID.json, then latest.json as a copy, each by atomic rename; returns the manifest's relative path. */

@@ -123,6 +123,7 @@ export async function runExport(options: ExportOptions): Promise<ExportReport> {
       outcomes.push({ table: schema.table, maxChangeSeq: schema.tracksChanges ? snapshot.maxChangeSeq(schema.table) : 0, sinceChangeSeq: since, rows });
     }
     const watermarks = snapshot.watermarks();
+    const schemaDrift = snapshot.schemaDrift(schemas.map((schema) => schema.table));
     const changeSeq = snapshot.changeSeq;
     snapshot.close();
 
@@ -139,6 +140,7 @@ export async function runExport(options: ExportOptions): Promise<ExportReport> {
       snapshot: { changeSeq, watermarks },
       moneyRule: MONEY_RULE,
       files: pending.map((file) => file.entry),
+      schemaDrift,
     };
     let manifestUrl: string | null = null;
     if (publisher) {

@@ -1,5 +1,7 @@
 import Database from 'better-sqlite3';
+import { STREAM_NAMES } from '../config.js';
 import type { Db } from '../db/open.js';
+import { listDrift, type DriftEntry } from '../drift/index.js';
 import { isUtf8 } from 'node:buffer';
 import { readColumnBatches, readRowidBatches, type BatchColumn, type ColumnBatch } from './columnBatches.js';
 import type { CsvBatch } from './csvWriter.js';
@@ -64,6 +66,12 @@ export class Snapshot {
   watermarks(): Record<string, string | null> {
     const rows = this.db.prepare('SELECT stream, watermark FROM sync_state ORDER BY stream').all() as Array<{ stream: string; watermark: string | null }>;
     return Object.fromEntries(rows.map((row) => [row.stream, row.watermark]));
+  }
+
+  /** Per stream table among `tables`, the schema drift recorded at the snapshot (an empty list when none). */
+  schemaDrift(tables: readonly string[]): Record<string, DriftEntry[]> {
+    const streams = STREAM_NAMES.filter((stream) => tables.includes(stream));
+    return Object.fromEntries(streams.map((stream) => [stream, listDrift(this.db, stream)]));
   }
 
   close(): void {

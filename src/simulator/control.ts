@@ -10,6 +10,7 @@ export interface Controls {
   setFaults(spec: Readonly<Record<string, unknown>> | null): void;
   setPageOrder(order: PageOrder): void;
   setRateLimit(limit: { requestsPerSecond?: unknown; burst?: unknown } | null): void;
+  setServedDrift(drift: Readonly<Record<string, unknown>> | null): void;
   ledger(): LedgerEntry[];
   truth(stream: StreamName): unknown[];
   stats(): SimulatorStats;
@@ -32,7 +33,7 @@ function guard(action: () => void): Reply {
 
 /**
  * `/__sim/...`: POST tick {"steps":n}; GET|PUT|DELETE faults; PUT page-order {"order"};
- * PUT|DELETE rate-limit; GET ledger; GET truth/{stream}; GET stats. No auth: loopback only.
+ * PUT|DELETE rate-limit; PUT|DELETE schema-drift {"unlistedField","unlistedEnumValue"}; GET ledger; GET truth/{stream}; GET stats. No auth: loopback only.
  */
 export function controlRoute(controls: Controls, method: string, path: string, body: string): Reply {
   const route = `${method} ${path}`;
@@ -58,6 +59,10 @@ export function controlRoute(controls: Controls, method: string, path: string, b
       return guard(() => controls.setRateLimit(parseJsonObject(body, true)));
     case 'DELETE /__sim/rate-limit':
       return guard(() => controls.setRateLimit(null));
+    case 'PUT /__sim/schema-drift':
+      return guard(() => controls.setServedDrift(parseJsonObject(body, true)));
+    case 'DELETE /__sim/schema-drift':
+      return guard(() => controls.setServedDrift(null));
     case 'GET /__sim/ledger':
       return json(200, controls.ledger());
     case 'GET /__sim/stats':

@@ -9,6 +9,7 @@ export type {
   LedgerKind,
   PageOrder,
   RateLimit,
+  ServedDrift,
   SimulatorHandle,
   SimulatorOptions,
   SimulatorStats,

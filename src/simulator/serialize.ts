@@ -1,6 +1,7 @@
 import { PROGRAM_ID, SITE_ID, TIERS } from './catalog.js';
 import { formatCents } from './money.js';
 import type { Activity, Balances, Customer, Order, Review, Reward, Transaction } from './model.js';
+import type { ServedDrift } from './types.js';
 import { DAY, iso } from './time.js';
 
 /**
@@ -68,8 +69,9 @@ export function customerJson(c: Customer): string {
   return JSON.stringify(record);
 }
 
-export function orderJson(o: Order): string {
-  return JSON.stringify({
+/** `drift` adds what the spec does not list, when a test asks for it. */
+export function orderJson(o: Order, drift: ServedDrift = {}): string {
+  const record: Record<string, unknown> = {
     id: o.id,
     merchant_id: o.merchantId,
     merchant_number: o.merchantNumber,
@@ -91,7 +93,10 @@ export function orderJson(o: Order): string {
     created_at: iso(o.createdAt),
     updated_at: iso(o.updatedAt),
     customer: summary(o.customer, o.customerAtCreation),
-  });
+  };
+  if (drift.unlistedEnumValue && o.id % 3 === 0) record.payment_status = 'authorized';
+  if (drift.unlistedField) record.customer_note = `Leave at the back door; questions to ${o.customer.email}`;
+  return JSON.stringify(record);
 }
 
 /** The get-order shape is a different, smaller object than the list item. */

@@ -13,6 +13,7 @@ import type { Reply } from './http.js';
 import { Ledger } from './ledger.js';
 import { TokenBucket, validateRateLimit } from './rateLimit.js';
 import { dispatch } from './routes/index.js';
+import { validateServedDrift } from './servedDrift.js';
 import { resolveSizes } from './sizes.js';
 import { streamDefs } from './streams.js';
 import { tick } from './tick.js';
@@ -65,8 +66,9 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     bucket = limit === null ? null : new TokenBucket(validateRateLimit(limit), Date.now());
   };
   setRateLimit(options.rateLimit ?? null);
+  const drift = { current: validateServedDrift({ ...options.servedDrift }) };
   const store = generate(seed, sizes, options.epoch ?? SIMULATED_EPOCH);
-  const ctx: SimContext = { store, ledger: new Ledger(), streams: streamDefs(), pageOrder };
+  const ctx: SimContext = { store, ledger: new Ledger(), streams: streamDefs(drift), pageOrder };
   const keys = makeKeys(seed);
   const known = credentials(keys);
 
@@ -80,6 +82,9 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
       ctx.pageOrder = checkPageOrder(order);
     },
     setRateLimit,
+    setServedDrift: (spec) => {
+      drift.current = spec === null ? {} : validateServedDrift(spec);
+    },
     ledger: () => ctx.ledger.all(),
     truth: (stream) => truth(store, ctx.streams, stream),
     stats: () => ({ requests: stats.requests, byStatus: { ...stats.byStatus }, faultsInjected: stats.faultsInjected }),
@@ -169,6 +174,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     setFaults: controls.setFaults,
     setPageOrder: controls.setPageOrder,
     setRateLimit,
+    setServedDrift: controls.setServedDrift,
     ledger: controls.ledger,
     truth: controls.truth,
     stats: controls.stats,

@@ -4,6 +4,7 @@ import type { ListView } from './listing.js';
 import type { Activity, Customer, Order, Row, Transaction } from './model.js';
 import { activityJson, customerJson, orderJson, transactionJson } from './serialize.js';
 import type { Store } from './store.js';
+import type { ServedDrift } from './types.js';
 
 /** Query parameters that become filters; each stream accepts the ones the spec gives it. */
 export type FilterParam = 'email' | 'created_at' | 'updated_at' | 'customer_id';
@@ -72,8 +73,8 @@ export interface StreamDefs {
   transactions: StreamDef<Transaction>;
 }
 
-/** One set per simulator, because the updated_at index caches per store. */
-export function streamDefs(): StreamDefs {
+/** One set per simulator, because the updated_at index caches per store; `drift.current` is read per record served. */
+export function streamDefs(drift: { current: ServedDrift }): StreamDefs {
   const updatedAtIndex = new UpdatedAtIndex();
   return {
     customers: {
@@ -95,7 +96,7 @@ export function streamDefs(): StreamDefs {
       filterParams: [],
       sortable: false,
       view: (store) => byIdView(store.orders),
-      serialize: orderJson,
+      serialize: (order) => orderJson(order, drift.current),
     },
     activities: {
       listKey: 'activities',

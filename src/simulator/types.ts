@@ -42,6 +42,17 @@ export interface FaultSpec {
   seed?: number;
 }
 
+/**
+ * Records beyond the spec, served on demand so that a client's schema drift detection can be tested.
+ * Off by default: the generated data otherwise stay as they are.
+ */
+export interface ServedDrift {
+  /** Every order carries `customer_note`, a field the spec does not list (its text names the customer's email). */
+  unlistedField?: boolean;
+  /** Every third order (by id) has payment_status `authorized`, outside the spec's not_paid, partially_paid, paid. */
+  unlistedEnumValue?: boolean;
+}
+
 export interface RateLimit {
   requestsPerSecond: number;
   burst: number;
@@ -67,6 +78,8 @@ export interface SimulatorOptions {
   faults?: FaultSpec;
   /** Token bucket enforced by the server: over the limit → 429 rate_limited with Retry-After. */
   rateLimit?: RateLimit | null;
+  /** Serve fields and enum values the spec does not list; default none. */
+  servedDrift?: ServedDrift;
 }
 
 export type LedgerKind = 'add_points' | 'create_order' | 'claim_reward' | 'update_review' | 'delete_review';
@@ -98,6 +111,8 @@ export interface SimulatorHandle {
   setFaults(spec: FaultSpec | null): void;
   setPageOrder(order: PageOrder): void;
   setRateLimit(limit: RateLimit | null): void;
+  /** Starts (or, with null, stops) serving fields and enum values the spec does not list. */
+  setServedDrift(drift: ServedDrift | null): void;
   /** Every applied write, in order. */
   ledger(): LedgerEntry[];
   /** Every visible record, as the list endpoint serialises it, sorted by id ascending. */

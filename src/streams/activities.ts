@@ -1,4 +1,4 @@
-import { col, CUSTOMER_SUMMARY_COLUMNS, type StreamDefinition } from './types.js';
+import { col, CUSTOMER_SUMMARY_COLUMNS, CUSTOMER_SUMMARY_UNCOLUMNED, type StreamDefinition } from './types.js';
 
 export const activities: StreamDefinition = {
   name: 'activities',
@@ -22,4 +22,5 @@ export const activities: StreamDefinition = {
     col('resource', 'json'),
     col('created_at', 'timestamp'),
   ],
+  uncolumnedFields: CUSTOMER_SUMMARY_UNCOLUMNED,
 };

@@ -40,4 +40,5 @@ export const customers: StreamDefinition = {
     col('created_at', 'timestamp'),
     col('updated_at', 'timestamp'),
   ],
+  uncolumnedFields: ['default', 'hidden', 'lower_bound', 'upper_bound', 'position'].map((field) => `loyalty_tier_membership.loyalty_tier.${field}`),
 };

@@ -6,7 +6,7 @@ import { transactions } from './transactions.js';
 import type { StreamDefinition } from './types.js';
 import { unsubscribes } from './unsubscribes.js';
 
-export type { ColumnSpec, ColumnType, StreamDefinition, SyncStrategy } from './types.js';
+export { listedPaths, type ColumnSpec, type ColumnType, type StreamDefinition, type SyncStrategy } from './types.js';
 
 /** Every stream, in the order a sync runs them. To add a stream: declare it, add a migration, list it here. */
 export const STREAMS: Readonly<Record<StreamName, StreamDefinition>> = {

@@ -1,4 +1,4 @@
-import { col, CUSTOMER_SUMMARY_COLUMNS, type StreamDefinition } from './types.js';
+import { col, CUSTOMER_SUMMARY_COLUMNS, CUSTOMER_SUMMARY_UNCOLUMNED, type StreamDefinition } from './types.js';
 
 export const orders: StreamDefinition = {
   name: 'orders',
@@ -28,4 +28,11 @@ export const orders: StreamDefinition = {
     col('created_at', 'timestamp'),
     col('updated_at', 'timestamp'),
   ],
+  uncolumnedFields: CUSTOMER_SUMMARY_UNCOLUMNED,
+  // api-spec.md part 2, Order (list item); fulfillment_status's set is not shown, so any value goes.
+  enums: {
+    payment_status: ['not_paid', 'partially_paid', 'paid'],
+    refund_status: ['not_refunded', 'partially_refunded', 'refunded'],
+    cancellation_status: ['cancelled', 'not_cancelled'],
+  },
 };

@@ -1,4 +1,5 @@
-import { col, CUSTOMER_SUMMARY_COLUMNS, optional, type StreamDefinition } from './types.js';
+import { activities } from './activities.js';
+import { col, CUSTOMER_SUMMARY_COLUMNS, CUSTOMER_SUMMARY_UNCOLUMNED, listedPaths, optional, type StreamDefinition } from './types.js';
 
 export const transactions: StreamDefinition = {
   name: 'transactions',
@@ -18,4 +19,6 @@ export const transactions: StreamDefinition = {
     optional(col('activity_value', 'integer', 'activity', 'value')),
     col('created_at', 'timestamp'),
   ],
+  // The embedded activity is the activity object of the spec, whole.
+  uncolumnedFields: [...CUSTOMER_SUMMARY_UNCOLUMNED, ...listedPaths(activities).map((path) => `activity.${path}`)],
 };

@@ -46,6 +46,19 @@ export interface StreamDefinition {
   strategy: SyncStrategy;
   /** Typed columns beside `id`, `raw` and the bookkeeping columns. */
   columns: readonly ColumnSpec[];
+  /**
+   * Field paths the spec lists that have no typed column (`customer.points_spent`). With `id` and the
+   * columns' paths they declare the record's shape that schema drift is measured against; the members
+   * of a listed field are left unchecked unless a listed path reaches below it (`properties` is open).
+   */
+  uncolumnedFields?: readonly string[];
+  /** Fields whose values the spec lists in full: any other value is schema drift. */
+  enums?: Readonly<Record<string, readonly string[]>>;
+}
+
+/** Every field path the spec lists for the stream's records, dotted: `id`, then the columns', then the rest. */
+export function listedPaths(stream: StreamDefinition): string[] {
+  return ['id', ...stream.columns.map((column) => column.path.join('.')), ...(stream.uncolumnedFields ?? [])];
 }
 
 export const col = (name: string, type: ColumnType, ...path: string[]): ColumnSpec => ({
@@ -63,3 +76,6 @@ export const CUSTOMER_SUMMARY_COLUMNS: readonly ColumnSpec[] = [
   col('customer_merchant_id', 'text', 'customer', 'merchant_id'),
   col('customer_email', 'text', 'customer', 'email'),
 ];
+
+/** The fields of the embedded customer summary that have no column of their own. */
+export const CUSTOMER_SUMMARY_UNCOLUMNED: readonly string[] = ['customer.points_pending', 'customer.points_approved', 'customer.points_spent'];

@@ -1,5 +1,6 @@
 import type { StreamName } from '../config.js';
 import type { Db } from '../db/open.js';
+import { recordDrift } from '../drift/index.js';
 import { createUnsubscribeUpserter, createUpserter, nextChangeSeq, type ApiRecord, type UpsertResult } from '../db/upsertRecords.js';
 import { getStream, type StreamDefinition } from '../streams/index.js';
 import { createCheckpointStore } from './checkpoint.js';
@@ -11,9 +12,9 @@ import type { Plan } from './types.js';
 type Upsert = (records: readonly ApiRecord[], changeSeq: number, now: string) => UpsertResult;
 
 /**
- * Stores groups of pages: their upserts, then the checkpoint after the last page or, when the plan is
- * done, the stream's completion (and a finished walk's tombstones). Run it inside a transaction: the
- * rows and the checkpoint that points past them must commit together.
+ * Stores groups of pages: their upserts and schema drift, then the checkpoint after the last page or,
+ * when the plan is done, the stream's completion (and a finished walk's tombstones). Run it inside a
+ * transaction: the rows, their drift and the checkpoint that points past them must commit together.
  */
 export function createGroupStore(db: Db): (group: PageGroup) => GroupOutcome {
   const checkpoints = createCheckpointStore(db);
@@ -32,6 +33,7 @@ export function createGroupStore(db: Db): (group: PageGroup) => GroupOutcome {
     const upsert = upserterOf(stream);
     const seq = nextChangeSeq(db);
     const results = group.bodies.map((body) => upsert(itemsOf(stream, body), seq, group.at));
+    const drift = recordDrift(db, group.drift, group.at);
     const { finished } = group;
     let rest: Plan = group.rest;
     let next = group.next;
@@ -47,7 +49,7 @@ export function createGroupStore(db: Db): (group: PageGroup) => GroupOutcome {
       if (finished?.kind === 'walk') removed = tombstoneUnseen(db, finished.startedAt, group.at, seq);
       checkpoints.complete(stream.name, { watermark: watermarkOf(db, stream), refreshed: rest.refreshes, at: group.at });
     }
-    return { results, rest, removed };
+    return { results, rest, removed, drift };
   };
 }
 

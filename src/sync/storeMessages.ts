@@ -1,5 +1,6 @@
 import type { StreamName } from '../config.js';
 import type { UpsertResult } from '../db/upsertRecords.js';
+import type { DriftFinding } from '../drift/index.js';
 import type { Pass, Plan } from './types.js';
 
 /**
@@ -19,6 +20,8 @@ export interface PageGroup {
   next: string | null;
   /** The run's clock, read on the main thread (tests pin it). */
   at: string;
+  /** The schema drift in the group's records, found on the main thread, which parsed them already. */
+  drift: DriftFinding[];
 }
 
 export interface GroupOutcome {
@@ -28,6 +31,8 @@ export interface GroupOutcome {
   rest: Plan;
   /** Unsubscribes tombstoned by a walk this group completed. */
   removed: number;
+  /** The findings of `drift` seen for the first time (recorded with the group). */
+  drift: DriftFinding[];
 }
 
 export type StoreRequest =

@@ -2,6 +2,7 @@ import { ApiError, describeError, isUnreachable } from '../api/errors.js';
 import type { ApiClient, ListName } from '../api/client.js';
 import type { Config } from '../config.js';
 import type { Db } from '../db/open.js';
+import { createDriftDetector, warnNewDrift, type DriftDetector, type DriftFinding } from '../drift/index.js';
 import type { ApiRecord, UpsertResult } from '../db/upsertRecords.js';
 import type { Logger } from '../log.js';
 import type { StreamDefinition } from '../streams/index.js';
@@ -30,6 +31,8 @@ export interface StreamRunContext {
   /** Writes the pages on its own connection; this thread's `db` reads what it committed. */
   store: StoreThread;
   clock: () => Date;
+  /** As in `SyncOptions`: default true. */
+  checkDrift?: boolean;
 }
 
 /**
@@ -66,7 +69,10 @@ export async function syncStream(ctx: StreamRunContext): Promise<StreamReport> {
 
   // A group of pages and the checkpoint after the last of them, stored together.
   const storeGroup = (pages: FetchedPage[], finished: Pass | null, rest: Plan, next: string | null): Promise<GroupOutcome> =>
-    store.store({ stream: name, bodies: pages.map((page) => page.body), finished, rest, next, at: clock().toISOString() });
+    store.store({ stream: name, bodies: pages.map((page) => page.body), finished, rest, next, at: clock().toISOString(), drift: pages.flatMap((page) => page.drift) });
+  // Here, not on the storage thread: this thread parses every page anyway and mostly waits for storage,
+  // which is what bounds a sync's speed.
+  const detectDrift = ctx.checkDrift === false ? null : createDriftDetector(stream);
 
   const record = (rows: number, result: UpsertResult): void => {
     report.rowsRead += rows;
@@ -82,7 +88,7 @@ export async function syncStream(ctx: StreamRunContext): Promise<StreamReport> {
     let cursor = from;
     while (plan.passes.length > 0) {
       const pass = plan.passes[0];
-      const ahead = readAhead(checkedPages(stream, passPages(pass, cursor, source)), READ_AHEAD_PAGES);
+      const ahead = readAhead(checkedPages(stream, passPages(pass, cursor, source), detectDrift), READ_AHEAD_PAGES);
       let passEnded = false;
       try {
         for (let group = await ahead.take(); group.length > 0; group = await ahead.take()) {
@@ -92,6 +98,7 @@ export async function syncStream(ctx: StreamRunContext): Promise<StreamReport> {
           const outcome = await storeGroup(group, passEnded ? pass : null, rest, last.next);
           plan = outcome.rest;
           cursor = passEnded ? null : last.next;
+          warnNewDrift(logger, outcome.drift);
           if (walk) report.removed = (report.removed ?? 0) + outcome.removed;
           group.forEach((page, i) => {
             const result = outcome.results[i];
@@ -205,18 +212,22 @@ function describePass(pass: Pass): string {
   return pass.role;
 }
 
-/** A fetched page as it waits for storage: its body, its records' ids already checked, and how many there are. */
+/** A fetched page as it waits for storage: its body, its records' ids already checked, how many there are, their schema drift. */
 interface FetchedPage {
   body: Uint8Array;
   rows: number;
   next: string | null;
+  drift: DriftFinding[];
 }
 
-/** Checks each page's ids as it arrives, then lets its parsed records go: the storage thread parses the body itself. */
-async function* checkedPages(stream: StreamDefinition, pages: AsyncGenerator<SourcePage>): AsyncGenerator<FetchedPage> {
+/**
+ * Checks each page's ids (and schema drift, unless `detectDrift` is null) as it arrives, then lets its
+ * parsed records go: the storage thread parses the body itself.
+ */
+async function* checkedPages(stream: StreamDefinition, pages: AsyncGenerator<SourcePage>, detectDrift: DriftDetector | null): AsyncGenerator<FetchedPage> {
   for await (const page of pages) {
     checkIds(stream, page.items);
-    yield { body: page.body, rows: page.items.length, next: page.next };
+    yield { body: page.body, rows: page.items.length, next: page.next, drift: detectDrift === null ? [] : detectDrift(page.items) };
   }
 }
 

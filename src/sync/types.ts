@@ -23,6 +23,8 @@ export interface SyncOptions {
   clock?: () => Date;
   /** Told how each stream's sync ended and how many rows its table then holds; none by default. */
   facts?: Pick<OpsFacts, 'streamSynced' | 'mirrorRows'>;
+  /** Compare records with the spec's declaration and record schema drift; default true (off only to measure its cost). */
+  checkDrift?: boolean;
 }
 
 /** `skipped`: not tried, because an earlier stream of the run found the API unreachable. */
