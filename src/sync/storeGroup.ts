@@ -1,14 +1,12 @@
-import type { StreamName } from '../config.js';
 import type { Db } from '../db/open.js';
-import { createUnsubscribeUpserter, createUpserter, nextChangeSeq, type ApiRecord, type UpsertResult } from '../db/upsertRecords.js';
+import { createRecordStore } from '../db/recordStore.js';
+import { nextChangeSeq, type ApiRecord } from '../db/upsertRecords.js';
 import { getStream, type StreamDefinition } from '../streams/index.js';
 import { createCheckpointStore } from './checkpoint.js';
 import type { GroupOutcome, PageGroup } from './storeMessages.js';
 import { watermarkOf } from './storedFacts.js';
 import { countUnseen, tombstoneUnseen } from './tombstones.js';
 import type { Plan } from './types.js';
-
-type Upsert = (records: readonly ApiRecord[], changeSeq: number, now: string) => UpsertResult;
 
 /**
  * Stores groups of pages: their upserts, then the checkpoint after the last page or, when the plan is
@@ -17,15 +15,7 @@ type Upsert = (records: readonly ApiRecord[], changeSeq: number, now: string) =>
  */
 export function createGroupStore(db: Db): (group: PageGroup) => GroupOutcome {
   const checkpoints = createCheckpointStore(db);
-  const upserters = new Map<StreamName, Upsert>();
-  const upserterOf = (stream: StreamDefinition): Upsert => {
-    let upsert = upserters.get(stream.name);
-    if (upsert === undefined) {
-      upsert = stream.strategy.kind === 'full-walk' ? createUnsubscribeUpserter(db, stream) : createUpserter(db, stream);
-      upserters.set(stream.name, upsert);
-    }
-    return upsert;
-  };
+  const upserterOf = createRecordStore(db);
 
   return (group) => {
     const stream = getStream(group.stream);
