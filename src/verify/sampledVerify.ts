@@ -146,6 +146,11 @@ async function withinBudget<T>(ctx: StreamVerifyContext, budget: RequestBudget, 
       return await call(ctx.signal);
     } catch (error) {
       if (!isRetryable(error) || ctx.signal.aborted || attempt + 1 >= retry.attempts) throw error;
+      // The budget ran out on a passing failure: what was read stands; a stream read not at all failed.
+      if (budget.left <= 0) {
+        if (ctx.tally.compared + ctx.tally.unsynced === 0) throw error;
+        return null;
+      }
       const wait = error instanceof ApiError && error.retryAfterMs !== undefined ? error.retryAfterMs : Math.min(retry.maxDelayMs, retry.minDelayMs * 2 ** attempt);
       await sleep(wait, undefined, { signal: ctx.signal });
     }
