@@ -5,6 +5,7 @@ import { readLockHolder, type LockHolder } from '../runtime/lock.js';
 import { formatAge } from '../formatAge.js';
 import { checkHealth } from '../health/checkHealth.js';
 import { readSyncStatus, type StreamStatus } from '../sync/index.js';
+import { lastVerify, type LastVerify } from '../verify/index.js';
 import { parseCommandArgs } from './args.js';
 import { openMirror, type CommandContext } from './context.js';
 import { EXIT_FAILED, EXIT_OK } from './errors.js';
@@ -16,6 +17,7 @@ Show what an operator asks first:
   the write queue: jobs per state and the oldest queued job;
   the last export and its manifest;
   the last publication to object storage: target, run, files, bytes, when, and whether it completed;
+  the last verify: when, full or sampled, rows compared, differences found and repaired;
   whether a loyalty-sync process (e.g. \`run\`) holds the mirror's writer lock.
 
 With --check, it checks instead, for probes and cron alerts: one line per finding and exit 1 when
@@ -39,6 +41,8 @@ export interface StatusReport {
   lastExport: LastExport | null;
   /** The newest publication to object storage (export.url or --to), complete or not. */
   lastPublication: LastPublication | null;
+  /** The newest `verify` run, finished or not. */
+  lastVerify: LastVerify | null;
   /** The process holding the writer lock (syncing or pushing), or null. */
   lock: LockHolder | null;
 }
@@ -50,13 +54,14 @@ export function collectStatus(db: Db, now: Date = new Date()): StatusReport {
     queue: queueCounts(db),
     lastExport: lastExport(db),
     lastPublication: lastPublication(db),
+    lastVerify: lastVerify(db),
     lock: readLockHolder(db, undefined, now),
   };
 }
 
 /** One text block per section of the report, blank-line separated; a new section adds its block here. */
 export function renderStatus(status: StatusReport): string {
-  const sections = [renderStreams(status.streams), renderQueue(status.queue), renderExport(status.lastExport), renderPublication(status.lastPublication), renderLock(status.lock)];
+  const sections = [renderStreams(status.streams), renderQueue(status.queue), renderExport(status.lastExport), renderPublication(status.lastPublication), renderVerify(status.lastVerify), renderLock(status.lock)];
   return `${sections.join('\n\n')}\n`;
 }
 
@@ -76,6 +81,16 @@ function renderPublication(last: LastPublication | null): string {
   const when = last.finishedAt === null ? `started ${last.startedAt}` : `finished ${last.finishedAt}`;
   const outcome = last.status === 'completed' ? 'completed' : `${last.status.toUpperCase()}${last.error ? `: ${last.error}` : ''}`;
   return `Last publication\n${last.target} run ${last.runId}: ${outcome}\n${last.files} files, ${last.bytes} bytes, ${when}${last.manifestUrl ? `\nmanifest: ${last.manifestUrl}` : ''}`;
+}
+
+function renderVerify(last: LastVerify | null): string {
+  if (last === null) return 'Last verify\nnone yet (loyalty-sync verify)';
+  const what = `${last.mode === 'full' ? 'full' : 'sampled'}${last.repair ? ' with repair' : ''}`;
+  if (last.status === 'running') return `Last verify\n${what}, started ${last.startedAt}, still running (or killed)`;
+  const outcome = last.status === 'failed' ? `FAILED: ${last.error ?? 'unknown error'}` : last.ok ? 'ok' : 'DIFFERENCES REMAIN';
+  const repaired = last.repair ? ' (repaired)' : '';
+  const found = `${last.compared} rows compared, ${last.differences} differences${repaired}, ${last.unsynced} unsynced, ${last.requests} requests`;
+  return `Last verify\n${what} finished ${last.finishedAt ?? '-'}: ${outcome}\n${found}`;
 }
 
 function renderLock(holder: LockHolder | null): string {
