@@ -88,7 +88,7 @@ function renderVerify(last: LastVerify | null): string {
   const what = `${last.mode === 'full' ? 'full' : 'sampled'}${last.repair ? ' with repair' : ''}`;
   if (last.status === 'running') return `Last verify\n${what}, started ${last.startedAt}, still running (or killed)`;
   const outcome = last.status === 'failed' ? `FAILED: ${last.error ?? 'unknown error'}` : last.ok ? 'ok' : 'DIFFERENCES REMAIN';
-  const repaired = last.repair ? ' (repaired)' : '';
+  const repaired = last.repair && last.differences > 0 ? ' (repaired)' : '';
   const found = `${last.compared} rows compared, ${last.differences} differences${repaired}, ${last.unsynced} unsynced, ${last.requests} requests`;
   return `Last verify\n${what} finished ${last.finishedAt ?? '-'}: ${outcome}\n${found}`;
 }

@@ -57,9 +57,12 @@ export async function verifyCommand(argv: string[], ctx: CommandContext): Promis
   const streams = values.stream?.map(parseStreamName);
   const settings = { streams, mode: values.full ? 'full' : 'sample', requests, repair: values.repair === true } as const;
 
+  // Logs share stdout: with --json only errors are logged (unless LOG_LEVEL=debug asks for more), so the document stands alone.
+  const quiet = values.json === true && !ctx.logger.isLevelEnabled('debug');
+  const run = quiet ? { ...ctx, logger: ctx.logger.child({}, { level: 'error' }) } : ctx;
   const report = settings.repair
-    ? await withWorker(ctx, { command: 'verify --repair', waitForLock: false }, (deps, signal) => runVerify({ ...deps, ...settings, signal }))
-    : await verifyWithoutLock(ctx, settings);
+    ? await withWorker(run, { command: 'verify --repair', waitForLock: false }, (deps, signal) => runVerify({ ...deps, ...settings, signal }))
+    : await verifyWithoutLock(run, settings);
   ctx.stdout.write(values.json ? `${JSON.stringify(report)}\n` : renderVerifyReport(report));
   return report.ok ? EXIT_OK : EXIT_FAILED;
 }
