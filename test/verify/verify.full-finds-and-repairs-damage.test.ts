@@ -49,6 +49,15 @@ describe('verify --full on a damaged mirror', () => {
          SELECT ?, customer_id, points_approved, created_at, json_set(raw, '$.id', ?), _synced_at, _change_seq FROM transactions WHERE id = ?`,
       ).run(id, id, copied);
     }
+    // A customer from the future: the updated_at watermark would jump past every real change.
+    const futureCustomer = (db.prepare('SELECT max(id) FROM customers').pluck().get() as number) + 100_000;
+    const realCustomerWatermark = db.prepare("SELECT watermark FROM sync_state WHERE stream = 'customers'").pluck().get() as string;
+    db.prepare(
+      `INSERT INTO customers (id, email, updated_at, raw, _synced_at, _change_seq)
+       SELECT ?, email, '2030-01-01T00:00:00.000Z', json_set(raw, '$.id', ?, '$.updated_at', '2030-01-01T00:00:00.000Z'), _synced_at, _change_seq
+       FROM customers ORDER BY id LIMIT 1`,
+    ).run(futureCustomer, futureCustomer);
+    db.prepare("UPDATE sync_state SET watermark = '2030-01-01T00:00:00.000Z' WHERE stream = 'customers'").run();
     const ghost = 'f00dfeedf00dfeedf00dfeed';
     db.prepare(
       `INSERT INTO unsubscribes (id, email, first_seen_at, last_seen_at, raw, _synced_at, _change_seq)
@@ -62,7 +71,7 @@ describe('verify --full on a damaged mirror', () => {
     expect(found.stderr).toBe('');
     expect(found.report?.ok).toBe(false);
     expect(namedIds(found.report!)).toEqual({
-      customers: { missing: [], extra: [], stale: alteredCustomers },
+      customers: { missing: [], extra: [futureCustomer], stale: alteredCustomers },
       orders: { missing: scattered, extra: [], stale: [] },
       activities: { missing: [], extra: [], stale: alteredActivity },
       transactions: { missing: lostBlock, extra: [belowMin, aboveMax], stale: [alteredTransaction] },
@@ -75,7 +84,7 @@ describe('verify --full on a damaged mirror', () => {
     expect(repaired.code).toBe(0);
     expect(repaired.report?.ok).toBe(true);
     expect(Object.fromEntries(repaired.report!.streams.map((s) => [s.stream, s.repaired]))).toEqual({
-      customers: { inserted: 0, updated: alteredCustomers.length, removed: 0 },
+      customers: { inserted: 0, updated: alteredCustomers.length, removed: 1 },
       orders: { inserted: scattered.length, updated: 0, removed: 0 },
       activities: { inserted: 0, updated: 1, removed: 0 },
       transactions: { inserted: lostBlock.length, updated: 1, removed: 2 },
@@ -91,12 +100,14 @@ describe('verify --full on a damaged mirror', () => {
       .get(seqBefore);
     expect(unchangedSinceDamage).toBe(0);
     expect(db.prepare("SELECT watermark FROM sync_state WHERE stream = 'transactions'").pluck().get()).toBe(String(realMaxTransaction));
+    expect(db.prepare("SELECT watermark FROM sync_state WHERE stream = 'customers'").pluck().get()).toBe(realCustomerWatermark);
 
     const again = await verifyCli(sim, path, ['--full']);
     expect(again.code).toBe(0);
     expect(again.report?.streams.every((s) => s.missing_count + s.extra_count + s.stale_count === 0)).toBe(true);
 
-    // The next incremental sync starts from the real maximum, so it picks up the rows added meanwhile.
+    // The next incremental sync starts from the real maximum (and the real newest updated_at), so it picks
+    // up the rows added and the customers changed meanwhile.
     sim.tick(1);
     expect((await runSync({ db, client, config, logger })).ok).toBe(true);
     expect(db.prepare('SELECT max(id) FROM transactions WHERE _removed_at IS NULL').pluck().get()).toBeGreaterThan(realMaxTransaction);
