@@ -4,7 +4,7 @@
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
-const ALL = ['simulator', 'sync', 'push', 'export', 'publish', 'unreachable', 'metrics'];
+const ALL = ['simulator', 'sync', 'push', 'export', 'publish', 'unreachable', 'metrics', 'verify'];
 const chosen = process.env.BENCH ? process.env.BENCH.split(',').map((name) => name.trim()) : ALL;
 const unknown = chosen.filter((name) => !ALL.includes(name));
 if (unknown.length > 0) {

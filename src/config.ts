@@ -45,7 +45,9 @@ export interface Config {
       partSizeMiB: number;
     };
   };
-  schedule: { timezone: string; sync: string; push: string; refresh: string; export: string };
+  /** The sampled verify of `once --verify` and of `run`'s schedule.verify. */
+  verify: { requests: number };
+  schedule: { timezone: string; sync: string; push: string; refresh: string; export: string; verify: string };
   runtime: {
     lockLeaseSeconds: number;
     shutdownDeadlineSeconds: number;
@@ -189,8 +191,9 @@ function validate(config: Config): void {
   validateEndpoint(config.export.s3.endpoint);
   // S3 allows 5 MiB to 5 GiB per part; 10,000 parts of the largest size cover any export file.
   integer('export.s3.partSizeMiB', config.export.s3.partSizeMiB, 5, 5120);
+  integer('verify.requests', config.verify.requests, 1);
   validateTimezone(config.schedule.timezone);
-  for (const job of ['sync', 'push', 'refresh', 'export'] as const) {
+  for (const job of ['sync', 'push', 'refresh', 'export', 'verify'] as const) {
     const expression = config.schedule[job];
     if (!cron.validate(expression)) {
       throw new ConfigError(`Config key "schedule.${job}" is "${expression}"; expected a cron expression such as "*/15 * * * *".`);

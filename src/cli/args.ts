@@ -1,4 +1,5 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { STREAM_NAMES, type StreamName } from '../config.js';
 import { UsageError } from './errors.js';
 
 type Options = NonNullable<ParseArgsConfig['options']>;
@@ -24,4 +25,11 @@ export function parseIntegerFlag(flag: string, value: string, min = Number.MIN_S
     throw new UsageError(`--${flag} is ${value}; expected a whole number from ${min} to ${max}.`);
   }
   return parsed;
+}
+
+/** A --stream value, or the sentence that lists the streams there are. */
+export function parseStreamName(value: string): StreamName {
+  const found = STREAM_NAMES.find((name) => name === value);
+  if (found === undefined) throw new UsageError(`--stream is "${value}"; expected one of ${STREAM_NAMES.join(', ')}.`);
+  return found;
 }

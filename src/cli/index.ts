@@ -44,6 +44,11 @@ const COMMANDS: Record<string, CommandEntry> = {
     needsConfig: true,
     run: async (argv, ctx) => (await import('./status.js')).statusCommand(argv, ctx),
   },
+  verify: {
+    summary: 'show that the mirror equals the API, and repair it where it does not (--stream NAME… --full --requests N --repair --json)',
+    needsConfig: true,
+    run: async (argv, ctx) => (await import('./verify.js')).verifyCommand(argv, ctx),
+  },
   whoami: {
     summary: "the credential's identity and scopes, and which configured jobs they do not allow (--json)",
     needsConfig: true,

@@ -10,11 +10,12 @@ import { runJob, type JobName, type JobOutcome } from '../runtime/jobs.js';
 import { withWorker } from '../runtime/worker.js';
 import { SKIPPED_UNREACHABLE } from '../sync/index.js';
 
-const HELP = `Usage: loyalty-sync once [--config FILE] [--metrics-file PATH] [--pushgateway URL]
+const HELP = `Usage: loyalty-sync once [--config FILE] [--verify] [--metrics-file PATH] [--pushgateway URL]
 
-Runs sync, then push, then export, printing one line per step.
-When the sync finds the API unreachable at all (connection refused, no such host, TLS refused), the push
-is skipped and the export still runs from the mirror.
+Runs sync, then push, then export, printing one line per step. With --verify, a sampled verify
+(verify.requests requests, default 50) runs right after the sync; differences it finds fail the run.
+When the sync finds the API unreachable at all (connection refused, no such host, TLS refused), the verify
+and the push are skipped and the export still runs from the mirror.
 Exit 0 only if every step succeeded, 1 if any failed or was skipped (or another loyalty-sync holds the
 mirror), 2 for bad usage or config. Meant for cron-style container jobs (Kubernetes CronJob, ECS tasks).
 
@@ -28,12 +29,14 @@ mirror), 2 for bad usage or config. Meant for cron-style container jobs (Kuberne
 `;
 
 export const ONCE_STEPS: readonly JobName[] = ['sync', 'push', 'export'];
+const ONCE_STEPS_VERIFIED: readonly JobName[] = ['sync', 'verify', 'push', 'export'];
 
 /** Used as the grouping key when the credential's program cannot be asked (a bad key, the API down). */
 const UNKNOWN_PROGRAM = 'unknown';
 
 export async function onceCommand(argv: string[], ctx: CommandContext): Promise<number> {
   const { values } = parseCommandArgs('once', argv, {
+    verify: { type: 'boolean' },
     help: { type: 'boolean', short: 'h' },
     'metrics-file': { type: 'string' },
     pushgateway: { type: 'string' },
@@ -47,16 +50,17 @@ export async function onceCommand(argv: string[], ctx: CommandContext): Promise<
   const gateway = values.pushgateway === undefined ? undefined : gatewayUrl(values.pushgateway);
   const metrics = metricsFile === undefined && gateway === undefined ? null : createMetrics();
 
+  const steps = values.verify ? ONCE_STEPS_VERIFIED : ONCE_STEPS;
   let programId = UNKNOWN_PROGRAM;
   let ok = false;
   try {
     const outcomes = await withWorker(ctx, { command: 'once', waitForLock: false, facts: metrics?.facts }, async (deps, signal) => {
       const results: JobOutcome[] = [];
-      for (const step of ONCE_STEPS) {
+      for (const step of steps) {
         if (signal.aborted) break;
-        // The export reads only the mirror, so it still runs; a push would only find the same closed door.
-        if (step === 'push' && results.some((earlier) => earlier.unreachable)) {
-          const outcome: JobOutcome = { job: step, ok: false, summary: `push: ${SKIPPED_UNREACHABLE}; the queued jobs wait for the next run` };
+        // The export reads only the mirror, so it still runs; a verify or a push would only find the same closed door.
+        if (step !== 'export' && results.some((earlier) => earlier.unreachable)) {
+          const outcome: JobOutcome = { job: step, ok: false, summary: `${step}: ${SKIPPED_UNREACHABLE}${step === 'push' ? '; the queued jobs wait for the next run' : ''}` };
           ctx.stdout.write(`SKIP ${outcome.summary}\n`);
           results.push(outcome);
           continue;
@@ -68,7 +72,7 @@ export async function onceCommand(argv: string[], ctx: CommandContext): Promise<
       if (gateway !== undefined) programId = await programOf(deps.client, signal);
       return results;
     });
-    ok = outcomes.length === ONCE_STEPS.length && outcomes.every((outcome) => outcome.ok);
+    ok = outcomes.length === steps.length && outcomes.every((outcome) => outcome.ok);
   } finally {
     // Also after a failure (even one that throws): a failed run is what an alert needs to see.
     if (metrics !== null) ok = (await deliver(ctx, metrics, { metricsFile, gateway, programId })) && ok;

@@ -6,6 +6,7 @@ import { listDrift, type DriftEntry } from '../drift/index.js';
 import { formatAge } from '../formatAge.js';
 import { checkHealth } from '../health/checkHealth.js';
 import { readSyncStatus, type StreamStatus } from '../sync/index.js';
+import { lastVerify, type LastVerify } from '../verify/index.js';
 import { parseCommandArgs } from './args.js';
 import { openMirror, type CommandContext } from './context.js';
 import { EXIT_FAILED, EXIT_OK } from './errors.js';
@@ -17,6 +18,7 @@ Show what an operator asks first:
   the write queue: jobs per state and the oldest queued job;
   the last export and its manifest;
   the last publication to object storage: target, run, files, bytes, when, and whether it completed;
+  the last verify: when, full or sampled, rows compared, differences found and repaired;
   whether a loyalty-sync process (e.g. \`run\`) holds the mirror's writer lock;
   schema drift: fields the API spec does not list, and values outside a listed enum, per stream,
     with an example (emails masked), when first and last seen, and in how many records.
@@ -42,6 +44,8 @@ export interface StatusReport {
   lastExport: LastExport | null;
   /** The newest publication to object storage (export.url or --to), complete or not. */
   lastPublication: LastPublication | null;
+  /** The newest `verify` run, finished or not. */
+  lastVerify: LastVerify | null;
   /** The process holding the writer lock (syncing or pushing), or null. */
   lock: LockHolder | null;
   /** What the API's records carried beyond the spec (the key's spelling is fixed by issue 14). */
@@ -55,6 +59,7 @@ export function collectStatus(db: Db, now: Date = new Date()): StatusReport {
     queue: queueCounts(db),
     lastExport: lastExport(db),
     lastPublication: lastPublication(db),
+    lastVerify: lastVerify(db),
     lock: readLockHolder(db, undefined, now),
     schema_drift: listDrift(db),
   };
@@ -62,7 +67,7 @@ export function collectStatus(db: Db, now: Date = new Date()): StatusReport {
 
 /** One text block per section of the report, blank-line separated; a new section adds its block here. */
 export function renderStatus(status: StatusReport): string {
-  const sections = [renderStreams(status.streams), renderQueue(status.queue), renderExport(status.lastExport), renderPublication(status.lastPublication), renderLock(status.lock), renderDrift(status.schema_drift)];
+  const sections = [renderStreams(status.streams), renderQueue(status.queue), renderExport(status.lastExport), renderPublication(status.lastPublication), renderVerify(status.lastVerify), renderLock(status.lock), renderDrift(status.schema_drift)];
   return `${sections.join('\n\n')}\n`;
 }
 
@@ -82,6 +87,16 @@ function renderPublication(last: LastPublication | null): string {
   const when = last.finishedAt === null ? `started ${last.startedAt}` : `finished ${last.finishedAt}`;
   const outcome = last.status === 'completed' ? 'completed' : `${last.status.toUpperCase()}${last.error ? `: ${last.error}` : ''}`;
   return `Last publication\n${last.target} run ${last.runId}: ${outcome}\n${last.files} files, ${last.bytes} bytes, ${when}${last.manifestUrl ? `\nmanifest: ${last.manifestUrl}` : ''}`;
+}
+
+function renderVerify(last: LastVerify | null): string {
+  if (last === null) return 'Last verify\nnone yet (loyalty-sync verify)';
+  const what = `${last.mode === 'full' ? 'full' : 'sampled'}${last.repair ? ' with repair' : ''}`;
+  if (last.status === 'running') return `Last verify\n${what}, started ${last.startedAt}, still running (or killed)`;
+  const outcome = last.status === 'failed' ? `FAILED: ${last.error ?? 'unknown error'}` : last.ok ? 'ok' : 'DIFFERENCES REMAIN';
+  const repaired = last.repair && last.differences > 0 ? ' (repaired)' : '';
+  const found = `${last.compared} rows compared, ${last.differences} differences${repaired}, ${last.unsynced} unsynced, ${last.requests} requests`;
+  return `Last verify\n${what} finished ${last.finishedAt ?? '-'}: ${outcome}\n${found}`;
 }
 
 function renderLock(holder: LockHolder | null): string {

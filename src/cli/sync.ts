@@ -1,8 +1,8 @@
-import { STREAM_NAMES, type StreamName } from '../config.js';
+import { STREAM_NAMES } from '../config.js';
 import { withWorker } from '../runtime/worker.js';
 import { describeUnreachableSync, runSync } from '../sync/index.js';
 import type { StreamReport } from '../sync/index.js';
-import { parseCommandArgs } from './args.js';
+import { parseCommandArgs, parseStreamName } from './args.js';
 import type { CommandContext } from './context.js';
 import { EXIT_FAILED, EXIT_OK, UsageError } from './errors.js';
 
@@ -59,11 +59,6 @@ export async function syncCommand(argv: string[], ctx: CommandContext): Promise<
   return report.ok ? EXIT_OK : EXIT_FAILED;
 }
 
-function parseStreamName(value: string): StreamName {
-  const found = STREAM_NAMES.find((name) => name === value);
-  if (found === undefined) throw new UsageError(`--stream is "${value}"; expected one of ${STREAM_NAMES.join(', ')}.`);
-  return found;
-}
 
 function summary(stream: StreamReport): string {
   const removed = stream.removed === undefined ? '' : `, ${stream.removed} removed`;

@@ -26,7 +26,7 @@ export function nextChangeSeq(db: Db): number {
  * Returns a function that upserts a batch of records of one stream (not unsubscribes, whose
  * tombstone columns need their own statement). A row whose `raw` holds the same JSON (members in
  * any order) is left alone, so re-reading overlap windows neither rewrites rows nor marks them
- * changed for exports.
+ * changed for exports; a row that verify had marked removed (`_removed_at`) is back, which is news.
  * Call it inside a transaction.
  */
 export function createUpserter(db: Db, stream: StreamDefinition): (records: readonly ApiRecord[], changeSeq: number, now: string) => UpsertResult {
@@ -34,7 +34,8 @@ export function createUpserter(db: Db, stream: StreamDefinition): (records: read
   // New rows (the bulk of a first sync) cost one statement; only an id already stored costs a second one.
   const insert = db.prepare(`INSERT INTO ${stream.name} (${names.join(', ')}) VALUES (${names.map(() => '?').join(', ')}) ON CONFLICT (id) DO NOTHING`);
   const update = db.prepare(
-    `UPDATE ${stream.name} SET ${names.slice(1).map((name) => `${name} = ?`).join(', ')} WHERE id = ? AND raw IS NOT ? AND NOT same_json(raw, ?)`,
+    `UPDATE ${stream.name} SET ${names.slice(1).map((name) => `${name} = ?`).join(', ')}, _removed_at = NULL
+     WHERE id = ? AND (_removed_at IS NOT NULL OR (raw IS NOT ? AND NOT same_json(raw, ?)))`,
   );
 
   return (records, changeSeq, now) => {
@@ -53,7 +54,7 @@ export function createUpserter(db: Db, stream: StreamDefinition): (records: read
 
 /**
  * Upserts unsubscribe entries: `first_seen_at` is set once, `last_seen_at` every time an entry is
- * seen, and `removed_at` is cleared when an address comes back. Only a changed record or a return
+ * seen, and `removed_at` (with verify's `_removed_at`) is cleared when an address comes back. Only a changed record or a return
  * marks the row changed (`_change_seq`): being seen again is bookkeeping, not news for exports.
  * `updated` counts changed records and returns. Call it inside a transaction.
  */
@@ -68,7 +69,8 @@ export function createUnsubscribeUpserter(db: Db, stream: StreamDefinition): (re
        _synced_at = CASE WHEN @changed THEN excluded._synced_at ELSE unsubscribes._synced_at END,
        _change_seq = CASE WHEN @changed THEN excluded._change_seq ELSE unsubscribes._change_seq END,
        raw = excluded.raw,
-       removed_at = NULL`,
+       removed_at = NULL,
+       _removed_at = NULL`,
   );
   const current = db.prepare('SELECT raw, removed_at FROM unsubscribes WHERE id = ?');
 

@@ -33,6 +33,8 @@ const BOOKKEEPING_COLUMNS: readonly ExportColumn[] = [
   { name: 'raw', type: 'json' },
   { name: '_synced_at', type: 'timestamp' },
   { name: '_change_seq', type: 'integer' },
+  // Set by verify when the API no longer has the row; a loader treats such a row as deleted upstream.
+  { name: '_removed_at', type: 'timestamp' },
 ];
 
 /** The export schema of a table, from the stream's column map (or, for write_jobs, the table's declared columns). */

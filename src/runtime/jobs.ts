@@ -8,9 +8,10 @@ import type { OpsFacts } from '../metrics/facts.js';
 import { pushDueJobs, summarizePush } from '../queue/index.js';
 import { queueFacts } from './queueFacts.js';
 import { describeUnreachableSync, runSync } from '../sync/index.js';
+import { runVerify } from '../verify/index.js';
 
-export type JobName = 'sync' | 'refresh' | 'push' | 'export';
-export const JOB_NAMES: readonly JobName[] = ['sync', 'refresh', 'push', 'export'];
+export type JobName = 'sync' | 'refresh' | 'push' | 'export' | 'verify';
+export const JOB_NAMES: readonly JobName[] = ['sync', 'refresh', 'push', 'export', 'verify'];
 
 /** What a job needs; built once per process and shared by every run of every job. */
 export interface WorkerDeps {
@@ -51,6 +52,15 @@ export async function runJob(job: JobName, deps: WorkerDeps, signal?: AbortSigna
         deps.facts?.queueCounted(...queueFacts(deps.db));
         const unreachable = report.unreachable === null ? '' : `; stopped: the API at ${deps.config.api.baseUrl} could not be reached (${report.unreachable})`;
         return { job, ok: report.unreachable === null, unreachable: report.unreachable !== null, summary: `${summarizePush(report)}${unreachable}` };
+      }
+      case 'verify': {
+        // Sampled and read-only: a scheduled verify reports, an operator decides on --repair.
+        const report = await runVerify({ ...deps, logger, mode: 'sample', requests: deps.config.verify.requests, repair: false, signal });
+        const parts = report.streams.map((s) =>
+          s.error !== undefined ? `${s.stream} failed (${s.error})` : `${s.stream} ${s.missing_count}/${s.extra_count}/${s.stale_count} of ${s.compared}`,
+        );
+        const verdict = report.ok ? 'no differences' : 'DIFFERENCES (missing/extra/stale of compared)';
+        return { job, ok: report.ok, summary: `verify: ${verdict}, ${report.requests} requests; ${parts.join(', ')}` };
       }
       case 'export': {
         const report = await runExport({ ...deps, logger, signal });

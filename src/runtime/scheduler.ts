@@ -22,12 +22,14 @@ export interface Scheduler {
 /**
  * Runs each job on its cron schedule. A job never overlaps itself: a tick that finds the previous
  * run still going is skipped and logged. sync and refresh both move the pull checkpoints, so they
- * never run together either: a refresh tick during a sync waits for it and then runs.
+ * never run together either: a refresh tick during a sync waits for it and then runs. A verify due
+ * during a pull waits for it too, so it compares the API with a mirror that is not half-written.
  */
 export function startScheduler(options: SchedulerOptions): Scheduler {
   const { logger } = options;
   const running = new Map<JobName, Promise<void>>();
-  let refreshDeferred = false;
+  /** Jobs due while a pull ran, started when it ends (refresh, verify). */
+  const deferred = new Set<JobName>();
   let stopping = false;
 
   const pullBusy = () => running.has('sync') || running.has('refresh');
@@ -46,10 +48,10 @@ export function startScheduler(options: SchedulerOptions): Scheduler {
       })
       .finally(() => {
         running.delete(job);
-        if (!stopping && refreshDeferred && !pullBusy()) {
-          refreshDeferred = false;
-          launch('refresh');
-        }
+        if (stopping || pullBusy()) return;
+        // A refresh is a pull itself: a waiting verify goes after it.
+        if (deferred.delete('refresh')) launch('refresh');
+        else if (deferred.delete('verify') && !running.has('verify')) launch('verify');
       });
     running.set(job, done);
   };
@@ -60,9 +62,9 @@ export function startScheduler(options: SchedulerOptions): Scheduler {
       logger.warn({ job }, `${job} is still running from its previous tick; skipping this one`);
       return;
     }
-    if (job === 'refresh' && pullBusy()) {
-      logger.info({ job }, 'refresh is due while a sync runs; it will start when the sync ends');
-      refreshDeferred = true;
+    if ((job === 'refresh' || job === 'verify') && pullBusy()) {
+      logger.info({ job }, `${job} is due while a sync runs; it will start when the sync ends`);
+      deferred.add(job);
       return;
     }
     if (job === 'sync' && running.has('refresh')) {

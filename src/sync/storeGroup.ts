@@ -1,15 +1,13 @@
-import type { StreamName } from '../config.js';
 import type { Db } from '../db/open.js';
 import { recordDrift } from '../drift/index.js';
-import { createUnsubscribeUpserter, createUpserter, nextChangeSeq, type ApiRecord, type UpsertResult } from '../db/upsertRecords.js';
+import { createRecordStore } from '../db/recordStore.js';
+import { nextChangeSeq, type ApiRecord } from '../db/upsertRecords.js';
 import { getStream, type StreamDefinition } from '../streams/index.js';
 import { createCheckpointStore } from './checkpoint.js';
 import type { GroupOutcome, PageGroup } from './storeMessages.js';
 import { watermarkOf } from './storedFacts.js';
 import { countUnseen, tombstoneUnseen } from './tombstones.js';
 import type { Plan } from './types.js';
-
-type Upsert = (records: readonly ApiRecord[], changeSeq: number, now: string) => UpsertResult;
 
 /**
  * Stores groups of pages: their upserts and schema drift, then the checkpoint after the last page or,
@@ -18,15 +16,7 @@ type Upsert = (records: readonly ApiRecord[], changeSeq: number, now: string) =>
  */
 export function createGroupStore(db: Db): (group: PageGroup) => GroupOutcome {
   const checkpoints = createCheckpointStore(db);
-  const upserters = new Map<StreamName, Upsert>();
-  const upserterOf = (stream: StreamDefinition): Upsert => {
-    let upsert = upserters.get(stream.name);
-    if (upsert === undefined) {
-      upsert = stream.strategy.kind === 'full-walk' ? createUnsubscribeUpserter(db, stream) : createUpserter(db, stream);
-      upserters.set(stream.name, upsert);
-    }
-    return upsert;
-  };
+  const upserterOf = createRecordStore(db);
 
   return (group) => {
     const stream = getStream(group.stream);

@@ -7,6 +7,7 @@ import type { ApiRecord, UpsertResult } from '../db/upsertRecords.js';
 import type { Logger } from '../log.js';
 import type { StreamDefinition } from '../streams/index.js';
 import type { CheckpointStore } from './checkpoint.js';
+import { checkIds } from './checkIds.js';
 import { passPages, readAhead, type SourcePage } from './pages.js';
 import { planStream } from './plan.js';
 import type { Progress } from './progress.js';
@@ -203,7 +204,7 @@ function freshPlan(ctx: StreamRunContext): Plan {
 const LIST_NAMES: readonly ListName[] = ['customers', 'orders', 'activities', 'transactions'];
 
 /** The client's list for a cursor-paged stream; null for the unsubscribe walk. */
-function listNameOf(stream: StreamDefinition): ListName | null {
+export function listNameOf(stream: StreamDefinition): ListName | null {
   return LIST_NAMES.find((list) => list === stream.name) ?? null;
 }
 
@@ -228,17 +229,5 @@ async function* checkedPages(stream: StreamDefinition, pages: AsyncGenerator<Sou
   for await (const page of pages) {
     checkIds(stream, page.items);
     yield { body: page.body, rows: page.items.length, next: page.next, drift: detectDrift === null ? [] : detectDrift(page.items) };
-  }
-}
-
-/** A record without a usable id cannot be stored (SQLite would invent one): the page is refused whole. */
-function checkIds(stream: StreamDefinition, items: unknown[]): asserts items is ApiRecord[] {
-  for (const item of items) {
-    const id = typeof item === 'object' && item !== null ? (item as { id?: unknown }).id : undefined;
-    const ok = stream.keyType === 'integer' ? Number.isSafeInteger(id) : typeof id === 'string' && id !== '';
-    if (ok) continue;
-    // JSON numbers beyond 2^53 reach JavaScript already rounded: storing them would merge distinct records.
-    if (typeof id === 'number' && Number.isInteger(id)) throw new Error(`the ${stream.name} list returned an id beyond 2^53 (about ${id}), which cannot be read exactly; loyalty-sync supports ids up to 9007199254740991`);
-    throw new Error(`the ${stream.name} list returned a record without a valid ${stream.keyType} id (${JSON.stringify(id)})`);
   }
 }

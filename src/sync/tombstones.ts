@@ -8,10 +8,11 @@ export function countUnseen(db: Db, walkStartedAt: string): number {
 /**
  * After a complete walk of the unsubscribe list: every address still marked present that the
  * walk did not see (last seen before the walk started) has left the list. Never call it after a
- * partial walk, or addresses on unread pages would be wrongly marked removed. Returns how many left.
+ * partial walk, or addresses on unread pages would be wrongly marked removed. `_removed_at`, the mark
+ * every stream table carries for rows the API no longer has, moves with `removed_at`. Returns how many left.
  */
 export function tombstoneUnseen(db: Db, walkStartedAt: string, now: string, changeSeq: number): number {
   return db
-    .prepare('UPDATE unsubscribes SET removed_at = ?, _synced_at = ?, _change_seq = ? WHERE removed_at IS NULL AND last_seen_at < ?')
-    .run(now, now, changeSeq, walkStartedAt).changes;
+    .prepare('UPDATE unsubscribes SET removed_at = ?, _removed_at = ?, _synced_at = ?, _change_seq = ? WHERE removed_at IS NULL AND last_seen_at < ?')
+    .run(now, now, now, changeSeq, walkStartedAt).changes;
 }

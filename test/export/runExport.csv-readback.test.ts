@@ -62,7 +62,7 @@ describe.each([true, false])('CSV export read back with csv-parse (formula guard
   it('writes \\n line ends, a header row and quotes only where needed', async () => {
     const unsubscribes = report.files.find((file) => file.table === 'unsubscribes')!;
     const text = await readFile(join(config.export.dir, unsubscribes.path), 'utf8');
-    expect(text.startsWith('id,email,first_seen_at,last_seen_at,removed_at,raw,_synced_at,_change_seq\n')).toBe(true);
+    expect(text.startsWith('id,email,first_seen_at,last_seen_at,removed_at,raw,_synced_at,_change_seq,_removed_at\n')).toBe(true);
     expect(text.endsWith('\n')).toBe(true);
     expect(text.split('\n').filter((line) => line.endsWith('\r'))).toEqual([]);
   });

@@ -47,12 +47,13 @@ export const MIRRORED_STREAMS: readonly StreamName[] = ['customers', 'orders', '
 /**
  * Differences between the mirror and the simulator's truth for one stream, as readable lines
  * (empty when equal): ids missing or extra, and rows whose `raw` differs. Unsubscribes compare
- * the addresses currently on the list (rows without `removed_at`).
+ * the addresses currently on the list (rows without `removed_at`); rows verify marked removed are left out.
  */
 export function mirrorDiff(db: Db, sim: Pick<SimulatorHandle, 'truth'>, stream: StreamName, compareRaw: (record: Record<string, unknown>) => boolean = () => true): string[] {
   const truth = new Map<string, unknown>();
   for (const record of sim.truth(stream) as Array<{ id: number | string }>) truth.set(String(record.id), record);
-  const where = stream === 'unsubscribes' ? ' WHERE removed_at IS NULL' : '';
+  // Rows marked removed (by a tombstone or by verify) are kept, but the mirror no longer claims them.
+  const where = stream === 'unsubscribes' ? ' WHERE removed_at IS NULL' : ' WHERE _removed_at IS NULL';
   const rows = db.prepare(`SELECT id, raw FROM ${stream}${where}`).all() as Array<{ id: number | string; raw: string }>;
   const problems: string[] = [];
   const seen = new Set<string>();

@@ -23,8 +23,10 @@ describe('run', () => {
       JSON.stringify({
         // A refresh syncs too, so sync ticks during one are skipped; a refresh every few seconds would
         // leave no room for plain syncs. Every ten seconds leaves several.
-        schedule: { sync: '* * * * * *', refresh: '*/10 * * * * *', push: '* * * * * *', export: '*/2 * * * * *' },
+        schedule: { sync: '* * * * * *', refresh: '*/10 * * * * *', push: '* * * * * *', export: '*/2 * * * * *', verify: '*/3 * * * * *' },
         export: { formats: ['csv'] },
+        // Each request takes a second here: a small sample keeps a verify short.
+        verify: { requests: 3 },
       }),
     );
     const proc = startCli(['--config', configFile, 'run'], {
@@ -42,14 +44,14 @@ describe('run', () => {
       console.error(`run test failed; ${proc.lines.length} log records; last ones:\n${tail.join('\n')}\nstderr: ${proc.stderr()}`);
     });
     const finished = (job: string) => proc.lines.filter((line) => line.job === job && typeof line.finishedAt === 'string');
-    await proc.waitForLine(() => ['sync', 'push', 'export'].every((job) => finished(job).length >= 2) && finished('refresh').length >= 1);
+    await proc.waitForLine(() => ['sync', 'push', 'export'].every((job) => finished(job).length >= 2) && finished('refresh').length >= 1 && finished('verify').length >= 1);
     await proc.waitForLine((line) => typeof line.msg === 'string' && line.msg.includes('still running from its previous tick'));
     const stoppedAt = Date.now();
     proc.child.kill('SIGTERM');
     const { code } = await proc.exited;
     expect(code, proc.stderr()).toBe(0);
 
-    for (const job of ['sync', 'refresh', 'push', 'export']) {
+    for (const job of ['sync', 'refresh', 'push', 'export', 'verify']) {
       const runs = finished(job)
         .map((line) => ({ start: Date.parse(line.startedAt as string), end: Date.parse(line.finishedAt as string), ok: line.ok }))
         .sort((a, b) => a.start - b.start);

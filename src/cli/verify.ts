@@ -1,0 +1,82 @@
+import { STREAM_NAMES } from '../config.js';
+import { createApiClient } from '../api/client.js';
+import { openDatabase } from '../db/open.js';
+import { installShutdown } from '../runtime/shutdown.js';
+import { withWorker } from '../runtime/worker.js';
+import { runVerify, type VerifyOptions, type VerifyReport } from '../verify/index.js';
+import { renderVerifyReport } from '../verify/renderReport.js';
+import { parseCommandArgs, parseIntegerFlag, parseStreamName } from './args.js';
+import type { CommandContext } from './context.js';
+import { EXIT_FAILED, EXIT_OK, UsageError } from './errors.js';
+
+/** Sampled mode's budget when --requests is not given. */
+export const DEFAULT_VERIFY_REQUESTS = 50;
+
+const USAGE = `Usage: loyalty-sync verify [--stream NAME]... [--full | --requests N] [--repair] [--json]
+
+Show that the mirror equals the API, and repair it where it does not. Per stream, rows are
+missing (the API has them, the mirror does not), extra (the mirror has them, the API does not)
+or stale (the stored record differs). Rows that appeared or changed after the last sync are
+counted as unsynced: the next sync reads them, so they are not differences.
+
+By default a sample is compared within a budget of requests (through the same rate limit as
+the sync): the newest page of each stream, the whole unsubscribe list when it fits, and random
+id windows; each stream reports an upper bound of the share of rows missing, at 95% confidence.
+
+Options:
+  --stream NAME  verify only this stream (repeatable): ${STREAM_NAMES.join(', ')}
+  --full         compare every row of the API with the mirror (no budget)
+  --requests N   sampled mode's budget of requests, retries included (default ${DEFAULT_VERIFY_REQUESTS})
+  --repair       store missing and stale rows as the sync does, mark extras with _removed_at
+                 (never deleted), and correct a watermark that extras had pushed up;
+                 takes the writer lock, so it fails while another loyalty-sync holds the mirror
+  --json         print one JSON document instead of the table
+  --help         show this help
+
+Exit codes: 0 no difference remains (none found, or all repaired); 1 differences remain, or the
+API failed; 2 bad usage.
+`;
+
+export async function verifyCommand(argv: string[], ctx: CommandContext): Promise<number> {
+  const { values } = parseCommandArgs('verify', argv, {
+    stream: { type: 'string', multiple: true },
+    full: { type: 'boolean' },
+    requests: { type: 'string' },
+    repair: { type: 'boolean' },
+    json: { type: 'boolean' },
+    help: { type: 'boolean', short: 'h' },
+  });
+  if (values.help) {
+    ctx.stdout.write(USAGE);
+    return EXIT_OK;
+  }
+  if (values.full && values.requests !== undefined) {
+    throw new UsageError('verify: --full compares every row and takes no budget; give either --full or --requests N, not both.');
+  }
+  const requests = values.requests === undefined ? DEFAULT_VERIFY_REQUESTS : parseIntegerFlag('requests', values.requests, 1);
+  const streams = values.stream?.map(parseStreamName);
+  const settings = { streams, mode: values.full ? 'full' : 'sample', requests, repair: values.repair === true } as const;
+
+  // Logs share stdout: with --json only errors are logged (unless LOG_LEVEL=debug asks for more), so the document stands alone.
+  const quiet = values.json === true && !ctx.logger.isLevelEnabled('debug');
+  const run = quiet ? { ...ctx, logger: ctx.logger.child({}, { level: 'error' }) } : ctx;
+  const report = settings.repair
+    ? await withWorker(run, { command: 'verify --repair', waitForLock: false }, (deps, signal) => runVerify({ ...deps, ...settings, signal }))
+    : await verifyWithoutLock(run, settings);
+  ctx.stdout.write(values.json ? `${JSON.stringify(report)}\n` : renderVerifyReport(report));
+  return report.ok ? EXIT_OK : EXIT_FAILED;
+}
+
+/** A plain verify only reads the mirror (and records its run), so it runs beside \`run\` without the writer lock. */
+async function verifyWithoutLock(ctx: CommandContext, settings: Pick<VerifyOptions, 'streams' | 'mode' | 'requests' | 'repair'>): Promise<VerifyReport> {
+  const shutdown = installShutdown(ctx.logger, ctx.config.runtime.shutdownDeadlineSeconds * 1000);
+  const db = openDatabase(ctx.config.db.path);
+  const client = createApiClient(ctx.config.api, ctx.logger);
+  try {
+    return await runVerify({ db, client, config: ctx.config, logger: ctx.logger, ...settings, signal: shutdown.signal });
+  } finally {
+    await client.close();
+    db.close();
+    shutdown.dispose();
+  }
+}

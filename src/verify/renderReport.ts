@@ -1,0 +1,54 @@
+import type { StreamVerifyResult, VerifyReport } from './types.js';
+
+const COUNT = new Intl.NumberFormat('en-US');
+
+/** The report as a table for a person at a terminal, with the ids of each difference below it. */
+export function renderVerifyReport(report: VerifyReport): string {
+  const header = ['stream', 'compared', 'missing', 'extra', 'stale', 'unsynced', report.streams.some((s) => s.repaired) ? 'repaired' : 'missing rows'];
+  const rows = report.streams.map((s) => [
+    s.stream,
+    COUNT.format(s.compared),
+    COUNT.format(s.missing_count),
+    COUNT.format(s.extra_count),
+    COUNT.format(s.stale_count),
+    COUNT.format(s.unsynced),
+    s.error !== undefined ? `FAILED: ${s.error}` : s.repaired ? describeRepair(s) : describeMissing(s),
+  ]);
+  const widths = header.map((title, i) => Math.max(title.length, ...rows.map((row) => row[i].length)));
+  const line = (cells: string[]): string =>
+    cells.map((cell, i) => (i === 0 || i === cells.length - 1 ? cell.padEnd(widths[i]) : cell.padStart(widths[i]))).join('  ').trimEnd();
+  const ids = report.streams.flatMap(listIds);
+  const mode = report.mode === 'full' ? 'full verify' : 'sampled verify';
+  const verdict = report.ok ? 'ok: no difference remains' : 'differences remain (or a stream could not be verified)';
+  return [`${mode}, ${COUNT.format(report.requests)} requests`, line(header), ...rows.map(line), ...ids, verdict, ''].join('\n');
+}
+
+/** e.g. `0 of 9,500 compared missing (< 0.032% at 95%)`. */
+export function describeMissing(s: StreamVerifyResult): string {
+  const found = `${COUNT.format(s.missing_count)} of ${COUNT.format(s.compared)} compared missing`;
+  if (s.missing_bound === null) return s.compared === 0 ? 'nothing compared' : found;
+  return `${found} (< ${formatShare(s.missing_bound)} at 95%)`;
+}
+
+function describeRepair(s: StreamVerifyResult): string {
+  const r = s.repaired!;
+  return `${COUNT.format(r.inserted)} inserted, ${COUNT.format(r.updated)} updated, ${COUNT.format(r.removed)} marked removed`;
+}
+
+function formatShare(share: number): string {
+  const percent = share * 100;
+  return `${percent >= 1 ? percent.toFixed(1) : percent.toPrecision(2)}%`;
+}
+
+function listIds(s: StreamVerifyResult): string[] {
+  const lines: string[] = [];
+  const add = (kind: string, ids: ReadonlyArray<number | string>, count: number): void => {
+    if (count === 0) return;
+    const more = count > ids.length ? ` and ${COUNT.format(count - ids.length)} more` : '';
+    lines.push(`${s.stream} ${kind}: ${ids.slice(0, 20).join(', ')}${ids.length > 20 ? ', …' : ''}${more}`);
+  };
+  add('missing', s.missing, s.missing_count);
+  add('extra', s.extra, s.extra_count);
+  add('stale', s.stale, s.stale_count);
+  return lines;
+}

@@ -1,0 +1,82 @@
+import type { Db } from '../db/open.js';
+import type { StreamVerifyResult, VerifyMode, VerifyReport } from './types.js';
+
+/** The last verify, as `status` shows it. */
+export interface LastVerify {
+  startedAt: string;
+  finishedAt: string | null;
+  mode: VerifyMode;
+  repair: boolean;
+  status: 'running' | 'succeeded' | 'failed';
+  /** True when no difference remained; null while running or when it failed before the end. */
+  ok: boolean | null;
+  requests: number;
+  compared: number;
+  /** Missing, extra and stale rows found (before any repair). */
+  differences: number;
+  unsynced: number;
+  streams: StreamVerifyResult[];
+  error: string | null;
+}
+
+interface RunRow {
+  startedAt: string;
+  finishedAt: string | null;
+  mode: VerifyMode;
+  repair: number;
+  status: LastVerify['status'];
+  ok: number | null;
+  requests: number;
+  compared: number;
+  differences: number;
+  unsynced: number;
+  streams: string | null;
+  error: string | null;
+}
+
+/** `verify_runs`: opens this run's row; returns its id. */
+export function startVerifyRun(db: Db, mode: VerifyMode, repair: boolean, at: string): number {
+  const sql = "INSERT INTO verify_runs (started_at, mode, repair, status) VALUES (?, ?, ?, 'running')";
+  return Number(db.prepare(sql).run(at, mode, repair ? 1 : 0).lastInsertRowid);
+}
+
+export function finishVerifyRun(db: Db, id: number, report: VerifyReport, at: string): void {
+  const sum = (pick: (stream: StreamVerifyResult) => number): number => report.streams.reduce((total, stream) => total + pick(stream), 0);
+  const errors = report.streams.filter((stream) => stream.error !== undefined).map((stream) => `${stream.stream}: ${stream.error}`);
+  db.prepare(
+    `UPDATE verify_runs SET finished_at = ?, status = ?, requests = ?, ok = ?, compared = ?, differences = ?, unsynced = ?, streams = ?, error = ?
+     WHERE id = ?`,
+  ).run(
+    at,
+    errors.length === 0 ? 'succeeded' : 'failed',
+    report.requests,
+    report.ok ? 1 : 0,
+    sum((stream) => stream.compared),
+    sum((stream) => stream.missing_count + stream.extra_count + stream.stale_count),
+    sum((stream) => stream.unsynced),
+    JSON.stringify(report.streams),
+    errors.length === 0 ? null : errors.join('; '),
+    id,
+  );
+}
+
+/** A run that ended without a report (an interrupt, a failure of the mirror itself). */
+export function failVerifyRun(db: Db, id: number, error: string, at: string): void {
+  db.prepare("UPDATE verify_runs SET finished_at = ?, status = 'failed', ok = 0, error = ? WHERE id = ?").run(at, error, id);
+}
+
+export function lastVerify(db: Db): LastVerify | null {
+  const row = db
+    .prepare(
+      `SELECT started_at AS startedAt, finished_at AS finishedAt, mode, repair, status, ok, requests, compared, differences, unsynced, streams, error
+       FROM verify_runs ORDER BY id DESC LIMIT 1`,
+    )
+    .get() as RunRow | undefined;
+  if (row === undefined) return null;
+  return {
+    ...row,
+    repair: row.repair === 1,
+    ok: row.ok === null ? null : row.ok === 1,
+    streams: row.streams === null ? [] : (JSON.parse(row.streams) as StreamVerifyResult[]),
+  };
+}

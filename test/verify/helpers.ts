@@ -1,0 +1,23 @@
+import type { Db } from '../../src/db/open.js';
+import type { SimulatorHandle } from '../../src/simulator/index.js';
+import type { VerifyReport } from '../../src/verify/index.js';
+import { runCli, type CliResult } from '../helpers/cli.js';
+
+/** `loyalty-sync verify ARGS --json` against `sim` and the mirror at `dbPath`; the parsed document beside the exit code. */
+export async function verifyCli(sim: Pick<SimulatorHandle, 'url' | 'keys'>, dbPath: string, args: string[]): Promise<CliResult & { report: VerifyReport | null }> {
+  const result = await runCli(['verify', ...args, '--json'], { env: { LOYALTY_API_KEY: sim.keys.full, LOYALTY_BASE_URL: sim.url, LOYALTY_DB: dbPath } });
+  // Log lines (JSON too) share stdout with the document.
+  const line = result.stdout.split('\n').find((text) => text.startsWith('{"mode"'));
+  return { ...result, report: line === undefined ? null : (JSON.parse(line) as VerifyReport) };
+}
+
+/** Per stream: the ids a report names, sorted, for comparison with the ids a test damaged. */
+export function namedIds(report: VerifyReport): Record<string, { missing: Array<number | string>; extra: Array<number | string>; stale: Array<number | string> }> {
+  const sorted = (ids: Array<number | string>) => [...ids].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  return Object.fromEntries(report.streams.map((s) => [s.stream, { missing: sorted(s.missing), extra: sorted(s.extra), stale: sorted(s.stale) }]));
+}
+
+/** Ids of `table` matching `where`, ascending. */
+export function idsWhere(db: Db, table: string, where: string): number[] {
+  return db.prepare(`SELECT id FROM ${table} WHERE ${where} ORDER BY id`).pluck().all() as number[];
+}
