@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
+import { startSimulatorChild } from './simulatorChild.mjs';
 
 const SELF = fileURLToPath(import.meta.url);
 const SCRAPES = 100;
@@ -17,18 +18,8 @@ const TARGET_SHARE = 0.98;
 const ROUNDS = 3;
 
 const [mode, ...args] = process.argv.slice(2);
-if (mode === '--simulator') await serveSimulator();
-else if (mode === '--measure') await measure(args[0], args[1], args[2]);
+if (mode === '--measure') await measure(args[0], args[1], args[2]);
 else await main();
-
-/** Child: the 'large' simulator (1,000,000 transactions), its address printed as one JSON line; stops when stdin closes. */
-async function serveSimulator() {
-  const { startSimulator } = await import('../dist/simulator/index.js');
-  const sim = await startSimulator({ seed: 1, size: 'large', rateLimit: null });
-  process.stdout.write(`${JSON.stringify({ url: sim.url, key: sim.keys.full })}\n`);
-  process.stdin.resume();
-  process.stdin.on('end', () => void sim.close().then(() => process.exit(0)));
-}
 
 /** Child: one sync of the transactions into a fresh mirror, metrics `on` or `off`; prints its port first when on, then the result. */
 async function measure(metricsMode, url, key) {
@@ -77,7 +68,7 @@ async function measure(metricsMode, url, key) {
 }
 
 async function main() {
-  const sim = await startSimulatorChild();
+  const sim = await startSimulatorChild('large');
   try {
     const plainRuns = [];
     const scrapedRuns = [];
@@ -112,14 +103,6 @@ async function main() {
   }
 }
 
-function startSimulatorChild() {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [SELF, '--simulator'], { stdio: ['pipe', 'pipe', 'inherit'] });
-    child.on('error', reject);
-    child.on('exit', (code) => reject(new Error(`simulator child exited with ${code} before it was ready`)));
-    createInterface({ input: child.stdout }).once('line', (line) => resolve({ ...JSON.parse(line), stop: () => child.stdin.end() }));
-  });
-}
 
 /** Runs one measuring child; with metrics on, scrapes its /metrics every `intervalMs` (up to SCRAPES times) while it syncs. */
 function runMeasure(metricsMode, sim, intervalMs) {

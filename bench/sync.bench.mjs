@@ -10,8 +10,8 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
+import { startSimulatorChild } from './simulatorChild.mjs';
 
 const SELF = fileURLToPath(import.meta.url);
 // The 'large' preset holds 1,000,000 transactions; the small data set is the same shape at a tenth.
@@ -28,18 +28,8 @@ const NO_DRIFT_CHECK = 'sync-without-drift-check';
 const CHECK_ONLY = 'drift-check-only';
 
 const [mode, ...args] = process.argv.slice(2);
-if (mode === '--simulator') await serveSimulator(args[0]);
-else if (mode === '--measure') await measure(args[0], args[1], args[2]);
+if (mode === '--measure') await measure(args[0], args[1], args[2]);
 else await main();
-
-/** Child: a simulator of `size` (a preset name or JSON sizes), its address printed as one JSON line; stops when stdin closes. */
-async function serveSimulator(size) {
-  const { startSimulator } = await import('../dist/simulator/index.js');
-  const sim = await startSimulator({ seed: 1, size: size.startsWith('{') ? JSON.parse(size) : size, rateLimit: null });
-  process.stdout.write(`${JSON.stringify({ url: sim.url, key: sim.keys.full })}\n`);
-  process.stdin.resume();
-  process.stdin.on('end', () => void sim.close().then(() => process.exit(0)));
-}
 
 /**
  * Child: one measurement, printed as JSON: `sync` into a fresh mirror (with or without the drift check),
@@ -145,14 +135,6 @@ async function main() {
   }
 }
 
-function startSimulatorChild(size) {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [SELF, '--simulator', size], { stdio: ['pipe', 'pipe', 'inherit'] });
-    child.on('error', reject);
-    child.on('exit', (code) => reject(new Error(`simulator child exited with ${code} before it was ready`)));
-    createInterface({ input: child.stdout }).once('line', (line) => resolve({ ...JSON.parse(line), stop: () => child.stdin.end() }));
-  });
-}
 
 function runMeasure(kind, sim) {
   return new Promise((resolve, reject) => {

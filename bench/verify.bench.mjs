@@ -6,8 +6,8 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
+import { startSimulatorChild } from './simulatorChild.mjs';
 
 const SELF = fileURLToPath(import.meta.url);
 // 'large' holds 1,000,000 transactions.
@@ -18,18 +18,8 @@ const TARGET_RSS_MB = 512;
 const ROUNDS = 2;
 
 const [mode, ...args] = process.argv.slice(2);
-if (mode === '--simulator') await serveSimulator(args[0]);
-else if (mode === '--measure') await measure(args[0], args[1], args[2], args[3]);
+if (mode === '--measure') await measure(args[0], args[1], args[2], args[3]);
 else await main();
-
-/** Child: a simulator of `size`, its address printed as one JSON line; stops when stdin closes. */
-async function serveSimulator(size) {
-  const { startSimulator } = await import('../dist/simulator/index.js');
-  const sim = await startSimulator({ seed: 1, size, rateLimit: null });
-  process.stdout.write(`${JSON.stringify({ url: sim.url, key: sim.keys.full })}\n`);
-  process.stdin.resume();
-  process.stdin.on('end', () => void sim.close().then(() => process.exit(0)));
-}
 
 /** Child: `sync` of transactions into the mirror at `dbPath`, or `verify` --full of them against it; printed as JSON. */
 async function measure(kind, url, key, dbPath) {
@@ -105,14 +95,6 @@ async function main() {
   }
 }
 
-function startSimulatorChild(size) {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [SELF, '--simulator', size], { stdio: ['pipe', 'pipe', 'inherit'] });
-    child.on('error', reject);
-    child.on('exit', (code) => reject(new Error(`simulator child exited with ${code} before it was ready`)));
-    createInterface({ input: child.stdout }).once('line', (line) => resolve({ ...JSON.parse(line), stop: () => child.stdin.end() }));
-  });
-}
 
 function runMeasure(kind, sim, dbPath) {
   return new Promise((resolve, reject) => {
