@@ -5,6 +5,8 @@
 // the peak and the growth over the last 10 minutes (the last third of a shorter run).
 // Targets: growth over that window under 5%, peak RSS under 300 MB.
 // SOAK_MINUTES sets the length (default 30); SOAK_SAMPLE_SECONDS the sampling interval (default 5).
+// `run` gets the allocator settings the container image sets (the MALLOC_* ENV of the Dockerfile's last
+// stage, read from it); SOAK_MALLOC=glibc runs it with glibc's defaults instead, for comparison.
 // Run after `npm run build`: node bench/soak.bench.mjs
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -15,6 +17,7 @@ import { fileURLToPath } from 'node:url';
 
 const SELF = fileURLToPath(import.meta.url);
 const CLI = fileURLToPath(new URL('../dist/cli/index.js', import.meta.url));
+const DOCKERFILE = fileURLToPath(new URL('../Dockerfile', import.meta.url));
 const MINUTES = positiveNumber('SOAK_MINUTES', 30);
 const SAMPLE_SECONDS = positiveNumber('SOAK_SAMPLE_SECONDS', 5);
 const SCHEDULE = { timezone: 'UTC', sync: '*/5 * * * * *', push: '*/5 * * * * *', refresh: '0 3 * * *', export: '*/10 * * * * *' };
@@ -56,13 +59,14 @@ async function main() {
   const configFile = join(dir, 'soak.json');
   writeFileSync(configFile, JSON.stringify({ schedule: SCHEDULE, export: { retainRuns: 3 } }));
   const env = {
-    ...process.env,
+    ...Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('MALLOC_'))),
     LOYALTY_CONFIG: configFile,
     LOYALTY_BASE_URL: sim.url,
     LOYALTY_API_KEY: sim.key,
     LOYALTY_DB: join(dir, 'mirror.db'),
     LOYALTY_EXPORT_DIR: join(dir, 'exports'),
     LOG_LEVEL: 'info',
+    ...allocatorEnv(),
   };
   const run = spawn(process.execPath, [CLI, 'run'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   const jobs = countJobOutcomes(run);
@@ -76,8 +80,11 @@ async function main() {
   let queue = null;
   let queued = 0;
   let earlyExit = null;
-  exited.then((code) => (earlyExit = code));
-  console.log(`soak: run (sync and push every 5 s, export every 10 s) against the medium simulator for ${MINUTES} min, sampling every ${SAMPLE_SECONDS} s`);
+  exited.then((code) => {
+    if (!run.killed) earlyExit = code;
+  });
+  const allocator = Object.entries(allocatorEnv()).map(([name, value]) => `${name}=${value}`).join(' ') || "glibc's defaults";
+  console.log(`soak: run (sync and push every 5 s, export every 10 s) against the medium simulator for ${MINUTES} min, sampling every ${SAMPLE_SECONDS} s; allocator: ${allocator}`);
   try {
     while (Date.now() < end && earlyExit === null) {
       samples.push({ seconds: (Date.now() - started) / 1000, ...sampleProcess(run.pid) });
@@ -98,6 +105,13 @@ async function main() {
     if (earlyExit !== null) process.exitCode = 1;
   }
   report(samples, jobs, queued);
+}
+
+/** The MALLOC_* variables the image's runtime stage sets (its last FROM), unless SOAK_MALLOC=glibc. */
+function allocatorEnv() {
+  if (process.env.SOAK_MALLOC === 'glibc') return {};
+  const runtimeStage = readFileSync(DOCKERFILE, 'utf8').split(/^FROM /m).at(-1);
+  return Object.fromEntries([...runtimeStage.matchAll(/\b(MALLOC_\w+)=(\S+)/g)].map((match) => [match[1], match[2]]));
 }
 
 /** RSS in MB and the number of open file descriptors of the process `pid`. */
