@@ -1,6 +1,6 @@
 // Soak: a long-lived `run` keeps its memory small and flat. The built CLI runs `run` as a child process
 // with fast schedules (sync and push every 5 s, export every 10 s) against the `medium` simulator, while
-// this process queues a few points a second for the push to send. Every few seconds it samples the
+// this process queues a few points jobs every 5 s for the push to send. Every few seconds it samples the
 // child's RSS (/proc/PID/status VmRSS) and open file descriptors (/proc/PID/fd), then prints the curve,
 // the peak and the growth over the last 10 minutes (the last third of a shorter run).
 // Targets: growth over that window under 5%, peak RSS under 300 MB.
@@ -87,7 +87,9 @@ async function main() {
   console.log(`soak: run (sync and push every 5 s, export every 10 s) against the medium simulator for ${MINUTES} min, sampling every ${SAMPLE_SECONDS} s; allocator: ${allocator}`);
   try {
     while (Date.now() < end && earlyExit === null) {
-      samples.push({ seconds: (Date.now() - started) / 1000, ...sampleProcess(run.pid) });
+      const sample = sampleProcess(run.pid);
+      if (sample === null) break;
+      samples.push({ seconds: (Date.now() - started) / 1000, ...sample });
       // The mirror exists once `run` has started; queue through it from here on, as `queue add-points` would.
       if (samples.length * SAMPLE_SECONDS >= 10) {
         queue ??= await openQueue(env.LOYALTY_DB);
@@ -114,11 +116,16 @@ function allocatorEnv() {
   return Object.fromEntries([...runtimeStage.matchAll(/\b(MALLOC_\w+)=(\S+)/g)].map((match) => [match[1], match[2]]));
 }
 
-/** RSS in MB and the number of open file descriptors of the process `pid`. */
+/** RSS in MB and the number of open file descriptors of the process `pid`; null once it is gone. */
 function sampleProcess(pid) {
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  const rssKb = Number(/^VmRSS:\s+(\d+)/m.exec(status)?.[1] ?? NaN);
-  return { rssMb: rssKb / 1024, fds: readdirSync(`/proc/${pid}/fd`).length };
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+    const rssKb = Number(/^VmRSS:\s+(\d+)/m.exec(status)?.[1] ?? NaN);
+    return { rssMb: rssKb / 1024, fds: readdirSync(`/proc/${pid}/fd`).length };
+  } catch (error) {
+    if (error.code === 'ENOENT') return null;
+    throw error;
+  }
 }
 
 /** Counts each job's runs by outcome from `run`'s JSON log lines. */
