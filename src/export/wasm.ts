@@ -15,9 +15,11 @@ let initialised = false;
  * process-wide by nature, hence the one promise here.
  */
 export function compileParquetWasm(): Promise<WebAssembly.Module> {
-  compiling ??= readFile(createRequire(import.meta.url).resolve('parquet-wasm/esm/parquet_wasm_bg.wasm')).then((bytes) => WebAssembly.compile(bytes));
-  // A failed read or compile is not kept: the next export tries again.
-  compiling.catch(() => (compiling = null));
+  if (compiling === null) {
+    compiling = readFile(createRequire(import.meta.url).resolve('parquet-wasm/esm/parquet_wasm_bg.wasm')).then((bytes) => WebAssembly.compile(bytes));
+    // A failed read or compile is not kept: the next export tries again.
+    compiling.catch(() => (compiling = null));
+  }
   return compiling;
 }
 
