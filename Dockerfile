@@ -16,10 +16,16 @@ RUN npm prune --omit=dev --no-audit --no-fund
 
 # ---- run: production dependencies and compiled code only ----
 FROM node:24-bookworm-slim
+# glibc's allocator, tuned for a long-lived `run` (README, "Memory of a long-lived run"): every thread
+# (a sync's storage thread, an export's encoding threads, V8's compilers) would otherwise keep an arena
+# of its own at its high-water mark, and multi-MB buffers freed once would move glibc's mmap threshold up
+# so that later ones fragment the heap. Measured by `BENCH=soak npm run bench`, which reads these lines.
 ENV NODE_ENV=production \
     LOYALTY_DB=/data/mirror.db \
     LOYALTY_EXPORT_DIR=/data/exports \
-    LOYALTY_METRICS_LISTEN=0.0.0.0:9464
+    LOYALTY_METRICS_LISTEN=0.0.0.0:9464 \
+    MALLOC_ARENA_MAX=2 \
+    MALLOC_MMAP_THRESHOLD_=131072
 WORKDIR /app
 COPY --from=build /app/package.json ./package.json
 COPY --from=build /app/node_modules ./node_modules

@@ -4,6 +4,8 @@ export interface ParquetWorkerData {
   /** Columns written without min/max statistics. */
   withoutStatistics: string[];
   createdBy: string;
+  /** parquet-wasm, compiled once by the main thread (compileParquetWasm), so the thread only instantiates it. */
+  wasmModule: WebAssembly.Module;
 }
 
 /** Main thread → encoding thread. A batch travels as one Arrow IPC stream, the format parquet-wasm reads. */

@@ -10,11 +10,11 @@ import { loadParquetWasm } from './wasm.js';
  */
 const port = parentPort;
 if (port === null) throw new Error('parquetWorker runs as a worker thread only');
-const { rowGroupSize, createdBy, withoutStatistics } = workerData as ParquetWorkerData;
+const { rowGroupSize, createdBy, withoutStatistics, wasmModule } = workerData as ParquetWorkerData;
 
 const send = (reply: ParquetReply, transfer: ArrayBuffer[] = []): void => port.postMessage(reply, transfer);
 
-const wasm = loadParquetWasm();
+const wasm = loadParquetWasm(wasmModule);
 
 const queue: ParquetRequest[] = [];
 let wake: (() => void) | null = null;

@@ -4,6 +4,7 @@ import { buildColumn, pieceKind, type ParquetColumn } from './arrowColumns.js';
 import type { BatchColumn, ColumnBatch } from './columnBatches.js';
 import type { ByteSink } from './fileSink.js';
 import { startEncoderThread } from './parquetThread.js';
+import { compileParquetWasm } from './wasm.js';
 
 export interface ParquetOptions {
   rowGroupSize: number;
@@ -38,7 +39,8 @@ export async function writeParquet(batches: Iterable<ColumnBatch>, columns: read
   const fields = columns.map(({ name, arrow }) => new Field(name, arrow, true));
   const schema = new Schema(fields);
   const structType = new Struct(fields);
-  const encoder = startEncoderThread({ rowGroupSize: options.rowGroupSize, createdBy: options.createdBy, withoutStatistics }, sink);
+  const wasmModule = await compileParquetWasm();
+  const encoder = startEncoderThread({ rowGroupSize: options.rowGroupSize, createdBy: options.createdBy, withoutStatistics, wasmModule }, sink);
   const invalid = new Array<number>(columns.length).fill(0);
   let rows = 0;
   let sent = 0;

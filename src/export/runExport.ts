@@ -10,7 +10,7 @@ import { DIR_MODE, publish } from './fileSink.js';
 import { newRunId, partitionDate } from './layout.js';
 import { isProcessAlive, removeLeftovers } from './leftovers.js';
 import { MANIFEST_VERSION, writeManifest, type Manifest, type ManifestFile } from './manifest.js';
-import { BucketPublisher } from './bucket/publisher.js';
+import type { BucketPublisher } from './bucket/publisher.js';
 import { completePublication, failPublication, startPublication } from './publications.js';
 import { applyRetention } from './retention.js';
 import { EXPORT_TABLES, tableSchema, type ExportTable } from './schema.js';
@@ -78,7 +78,9 @@ export async function runExport(options: ExportOptions): Promise<ExportReport> {
   const cleaned = await removeLeftovers(root, { tables: EXPORT_TABLES, abandonedRunIds, isAlive: isProcessAlive });
   if (cleaned.length > 0) logger.info({ files: cleaned.length }, `removed ${cleaned.length} leftover file(s) of interrupted exports`);
 
-  const publisher = target === null ? null : BucketPublisher.create(config.export.s3, target, logger);
+  // The AWS SDK takes some 25 MB of memory once loaded: only an export that publishes loads it, so a
+  // long-lived `run` without a bucket never holds it.
+  const publisher: BucketPublisher | null = target === null ? null : (await import('./bucket/publisher.js')).BucketPublisher.create(config.export.s3, target, logger);
   // Before any file is written, so wrong credentials or a missing bucket cost nothing.
   try {
     await publisher?.removeLeftovers({ currentRunId: runId, abandonedRunIds, now: Date.now() });
