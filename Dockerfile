@@ -24,8 +24,7 @@ ENV NODE_ENV=production \
     LOYALTY_DB=/data/mirror.db \
     LOYALTY_EXPORT_DIR=/data/exports \
     LOYALTY_METRICS_LISTEN=0.0.0.0:9464 \
-    MALLOC_ARENA_MAX=2 \
-    MALLOC_MMAP_THRESHOLD_=131072
+    MALLOC_ARENA_MAX=2
 WORKDIR /app
 COPY --from=build /app/package.json ./package.json
 COPY --from=build /app/node_modules ./node_modules

@@ -5,8 +5,8 @@
 // the peak and the growth over the last 10 minutes (the last third of a shorter run).
 // Targets: growth over that window under 5%, peak RSS under 300 MB.
 // SOAK_MINUTES sets the length (default 30); SOAK_SAMPLE_SECONDS the sampling interval (default 5).
-// `run` gets the allocator settings the container image sets (the MALLOC_* ENV of the Dockerfile's last
-// stage, read from it); SOAK_MALLOC=glibc runs it with glibc's defaults instead, for comparison.
+// `run` gets the allocator settings it has in the container (the MALLOC_* ENV of the Dockerfile's last
+// stage and of the Deployment, read from them); SOAK_MALLOC=glibc runs it with glibc's defaults instead.
 // Run after `npm run build`: node bench/soak.bench.mjs
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -18,6 +18,7 @@ import { fileURLToPath } from 'node:url';
 const SELF = fileURLToPath(import.meta.url);
 const CLI = fileURLToPath(new URL('../dist/cli/index.js', import.meta.url));
 const DOCKERFILE = fileURLToPath(new URL('../Dockerfile', import.meta.url));
+const DEPLOYMENT = fileURLToPath(new URL('../deploy/kubernetes/deployment.yaml', import.meta.url));
 const MINUTES = positiveNumber('SOAK_MINUTES', 30);
 const SAMPLE_SECONDS = positiveNumber('SOAK_SAMPLE_SECONDS', 5);
 const SCHEDULE = { timezone: 'UTC', sync: '*/5 * * * * *', push: '*/5 * * * * *', refresh: '0 3 * * *', export: '*/10 * * * * *' };
@@ -109,11 +110,16 @@ async function main() {
   report(samples, jobs, queued);
 }
 
-/** The MALLOC_* variables the image's runtime stage sets (its last FROM), unless SOAK_MALLOC=glibc. */
+/**
+ * The MALLOC_* variables a `run` in the container gets: those of the image's runtime stage (its last
+ * FROM) and those the Deployment adds; none with SOAK_MALLOC=glibc.
+ */
 function allocatorEnv() {
   if (process.env.SOAK_MALLOC === 'glibc') return {};
   const runtimeStage = readFileSync(DOCKERFILE, 'utf8').split(/^FROM /m).at(-1);
-  return Object.fromEntries([...runtimeStage.matchAll(/\b(MALLOC_\w+)=(\S+)/g)].map((match) => [match[1], match[2]]));
+  const image = [...runtimeStage.matchAll(/\b(MALLOC_\w+)=(\S+)/g)].map((match) => [match[1], match[2]]);
+  const deployment = [...readFileSync(DEPLOYMENT, 'utf8').matchAll(/- name: (MALLOC_\w+)\s+value: "?(\d+)"?/g)].map((match) => [match[1], match[2]]);
+  return Object.fromEntries([...image, ...deployment]);
 }
 
 /** RSS in MB and the number of open file descriptors of the process `pid`; null once it is gone. */
