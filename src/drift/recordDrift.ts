@@ -16,12 +16,18 @@ export function recordDrift(db: Db, findings: readonly DriftFinding[], at: strin
   const firstSeen = db.prepare(
     `INSERT INTO schema_drift (stream, kind, path, example, first_seen_at, last_seen_at, count) VALUES (@stream, @kind, @path, @example, @at, @at, @count)`,
   );
-  const news: DriftFinding[] = [];
-  for (const finding of findings) {
-    const row = { ...finding, at };
-    if (seenAgain.run(row).changes > 0) continue;
-    firstSeen.run(row);
-    news.push(finding);
-  }
-  return news;
+  // Immediate, so that a verify (which holds no writer lock) and the sync's storage thread cannot both
+  // find a finding unseen and both insert it; inside the sync's page transaction it is a savepoint.
+  return db
+    .transaction(() => {
+      const news: DriftFinding[] = [];
+      for (const finding of findings) {
+        const row = { ...finding, at };
+        if (seenAgain.run(row).changes > 0) continue;
+        firstSeen.run(row);
+        news.push(finding);
+      }
+      return news;
+    })
+    .immediate();
 }

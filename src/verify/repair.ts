@@ -19,7 +19,11 @@ export interface Repairer {
 /** Marks per transaction, so a long list of extras does not hold the write lock in one go. */
 const MARKS_PER_TRANSACTION = 1000;
 
-export function createRepairer(db: Db, stream: StreamDefinition, clock: () => Date): Repairer {
+/**
+ * `signal` aborts with the writer lock: a repair judged before another process took the mirror over must
+ * not land after it, so every write checks it first.
+ */
+export function createRepairer(db: Db, stream: StreamDefinition, clock: () => Date, signal: AbortSignal): Repairer {
   const upsert = createRecordStore(db)(stream);
   const walk = stream.strategy.kind === 'full-walk';
   // An unsubscribe verify finds gone has left the list: both of its marks say so.
@@ -32,12 +36,14 @@ export function createRepairer(db: Db, stream: StreamDefinition, clock: () => Da
     counts,
     store(records) {
       if (records.length === 0) return;
+      signal.throwIfAborted();
       const result = db.transaction(() => upsert(records, nextChangeSeq(db), clock().toISOString()))();
       counts.inserted += result.inserted;
       counts.updated += result.updated;
     },
     markRemoved(ids) {
       for (let from = 0; from < ids.length; from += MARKS_PER_TRANSACTION) {
+        signal.throwIfAborted();
         db.transaction(() => {
           const seq = nextChangeSeq(db);
           const at = clock().toISOString();
@@ -46,6 +52,7 @@ export function createRepairer(db: Db, stream: StreamDefinition, clock: () => Da
       }
     },
     correctWatermark() {
+      signal.throwIfAborted();
       const from = (db.prepare('SELECT watermark FROM sync_state WHERE stream = ?').pluck().get(stream.name) as string | null | undefined) ?? null;
       const to = watermarkOf(db, stream);
       if (from === null || from === to) return null;

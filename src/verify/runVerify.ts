@@ -42,7 +42,7 @@ export async function runVerify(options: VerifyOptions): Promise<VerifyReport> {
         mirror: createMirrorRows(db, stream),
         reach: syncReachOf(db, stream, config.sync),
         tally: new StreamTally(),
-        repairer: options.repair ? createRepairer(db, stream, clock) : null,
+        repairer: options.repair ? createRepairer(db, stream, clock, signal) : null,
         noteDrift: (records) => warnNewDrift(streamLogger, recordDrift(db, detectDrift(records), clock().toISOString())),
         signal,
       };

@@ -1,8 +1,10 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { isRetryable, ApiError } from '../api/errors.js';
+import type { UnsubscribeEntry } from '../api/types.js';
 import { checkIds } from '../sync/checkIds.js';
 import { listNameOf } from '../sync/streamSync.js';
 import { compareRecords } from './comparePage.js';
+import { byIdSince } from './idOrder.js';
 import { judgeUnseen } from './fullVerify.js';
 import { IdSpans } from './idSpans.js';
 import { compareSpanPage } from './spanPage.js';
@@ -92,7 +94,7 @@ async function readWindow(sampler: Sampler, budget: RequestBudget, since: number
   if (list === null || sampler.done) return;
   let records;
   try {
-    records = await withinBudget(ctx, budget, async (signal) => (await ctx.client.fetchPage(list, { since_id: since }, null, { signal, retry: false })).items);
+    records = await withinBudget(ctx, budget, async (signal) => (await ctx.client.fetchPage(list, byIdSince(list, since), null, { signal, retry: false })).items);
   } catch (error) {
     sampler.done = true;
     sampler.fail(error);
@@ -111,8 +113,23 @@ async function readWindow(sampler: Sampler, budget: RequestBudget, since: number
 /** The unsubscribe walk, page by page within the budget; extras are judged only when it reached the end. */
 async function walkWithin(ctx: StreamVerifyContext, budget: RequestBudget): Promise<void> {
   const seen = new Set<MirrorId>();
-  let page = 1;
-  for (;;) {
+  const complete = await walkPages(ctx, budget, (items) => {
+    checkIds(ctx.stream, items);
+    ctx.noteDrift(items);
+    for (const record of items) seen.add(record.id);
+    const differing = compareRecords(items, (id) => ctx.mirror.byId(id), ctx.reach, ctx.tally);
+    ctx.repairer?.store(differing);
+  });
+  if (!complete) return;
+  await judgeUnseen(ctx, seen, async () => {
+    const again = new Set<MirrorId>();
+    return (await walkPages(ctx, budget, (items) => items.forEach((record) => again.add(record.id)))) ? again : null;
+  });
+}
+
+/** Walks the unsubscribe list page by page within the budget, handing each page on; false when the budget ran out first. */
+async function walkPages(ctx: StreamVerifyContext, budget: RequestBudget, onPage: (items: UnsubscribeEntry[]) => void): Promise<boolean> {
+  for (let page = 1; ; page += 1) {
     const items = await withinBudget(ctx, budget, async (signal) => {
       const pages = ctx.client.unsubscribePages({ startPage: page, signal, retry: false });
       try {
@@ -122,16 +139,10 @@ async function walkWithin(ctx: StreamVerifyContext, budget: RequestBudget): Prom
         await pages.return(undefined);
       }
     });
-    if (items === null) return;
-    if (items.length === 0) break;
-    checkIds(ctx.stream, items);
-    ctx.noteDrift(items);
-    for (const record of items) seen.add(record.id);
-    const differing = compareRecords(items, (id) => ctx.mirror.byId(id), ctx.reach, ctx.tally);
-    ctx.repairer?.store(differing);
-    page += 1;
+    if (items === null) return false;
+    if (items.length === 0) return true;
+    onPage(items);
   }
-  judgeUnseen(ctx, seen);
 }
 
 /**
