@@ -1,7 +1,23 @@
+import type { StreamName } from '../../src/config.js';
 import type { Db } from '../../src/db/open.js';
 import type { SimulatorHandle } from '../../src/simulator/index.js';
+import { runSync } from '../../src/sync/index.js';
 import type { VerifyReport } from '../../src/verify/index.js';
 import { runCli, type CliResult } from '../helpers/cli.js';
+import { recordingLogger, testClient, testConfig } from '../helpers/sync.js';
+
+/** Syncs `streams` (default: all) of `sim` into the mirror `db` at `path`, as each verify test starts: the sync must succeed. */
+export async function syncMirror(sim: Pick<SimulatorHandle, 'url' | 'keys'>, db: Db, path: string, streams?: StreamName[]): Promise<void> {
+  const config = testConfig(sim, path);
+  const { logger } = recordingLogger();
+  const client = testClient(config, logger);
+  try {
+    const report = await runSync({ db, client, config, logger, streams });
+    if (!report.ok) throw new Error(`the sync before the verify failed: ${JSON.stringify(report.streams)}`);
+  } finally {
+    await client.close();
+  }
+}
 
 /** `loyalty-sync verify ARGS --json` against `sim` and the mirror at `dbPath`; the parsed document beside the exit code. */
 export async function verifyCli(sim: Pick<SimulatorHandle, 'url' | 'keys'>, dbPath: string, args: string[]): Promise<CliResult & { report: VerifyReport | null }> {

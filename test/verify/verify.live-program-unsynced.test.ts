@@ -1,9 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { startSimulator, type SimulatorHandle } from '../../src/simulator/index.js';
-import { runSync } from '../../src/sync/index.js';
 import { freshMirror } from '../helpers/tempDir.js';
-import { recordingLogger, testClient, testConfig } from '../helpers/sync.js';
-import { verifyCli } from './helpers.js';
+import { syncMirror, verifyCli } from './helpers.js';
 
 let sim: SimulatorHandle | undefined;
 afterEach(async () => {
@@ -15,11 +13,7 @@ describe('verify of a live program', () => {
   it('counts rows added and changed after the sync as unsynced, not as differences, and exits 0', async () => {
     sim = await startSimulator({ seed: 8, size: 'small' });
     const { db, path } = freshMirror();
-    const config = testConfig(sim, path);
-    const { logger } = recordingLogger();
-    const client = testClient(config, logger);
-    expect((await runSync({ db, client, config, logger })).ok).toBe(true);
-    await client.close();
+    await syncMirror(sim, db, path);
     db.close();
 
     // Three hours of a live program: new customers, orders, activities and transactions (some visible

@@ -1,9 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DriftEntry } from '../../src/drift/index.js';
 import { startSimulator, type SimulatorHandle } from '../../src/simulator/index.js';
-import { runSync } from '../../src/sync/index.js';
 import { runCli } from '../helpers/cli.js';
-import { recordingLogger, testClient, testConfig } from '../helpers/sync.js';
+import { syncMirror } from './helpers.js';
 import { freshMirror } from '../helpers/tempDir.js';
 
 describe('verify and schema drift', () => {
@@ -12,11 +11,7 @@ describe('verify and schema drift', () => {
 
   beforeAll(async () => {
     sim = await startSimulator({ seed: 5, size: 'tiny' });
-    const config = testConfig(sim, path);
-    const { logger } = recordingLogger();
-    const client = testClient(config, logger);
-    expect((await runSync({ db, client, config, logger, streams: ['orders'] })).ok).toBe(true);
-    await client.close();
+    await syncMirror(sim, db, path, ['orders']);
     db.close();
   });
   afterAll(async () => sim.close());

@@ -7,7 +7,7 @@ import { runSync } from '../../src/sync/index.js';
 import { runVerify } from '../../src/verify/index.js';
 import { freshMirror } from '../helpers/tempDir.js';
 import { recordingLogger, testClient, testConfig } from '../helpers/sync.js';
-import { verifyCli } from './helpers.js';
+import { syncMirror, verifyCli } from './helpers.js';
 
 let sim: SimulatorHandle | undefined;
 afterEach(async () => {
@@ -31,11 +31,7 @@ describe('sampled verify', () => {
   it('never sends more requests than --requests, counted at the simulator, even when requests fail and are retried', async () => {
     sim = await startSimulator({ seed: 4, size: 'small' });
     const { db, path } = freshMirror();
-    const config = testConfig(sim, path);
-    const { logger } = recordingLogger();
-    const client = testClient(config, logger);
-    expect((await runSync({ db, client, config, logger })).ok).toBe(true);
-    await client.close();
+    await syncMirror(sim, db, path);
     db.close();
     sim.setFaults({ rateLimited: 0.1, serverError: 0.1, seed: 3 });
 
