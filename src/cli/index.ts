@@ -30,17 +30,17 @@ const COMMANDS: Record<string, CommandEntry> = {
     run: async (argv, ctx) => (await import('./export.js')).exportCommand(argv, ctx),
   },
   once: {
-    summary: 'sync, then push, then export; exit 0 only if all succeeded (for cron containers; --metrics-file PATH, --pushgateway URL)',
+    summary: 'sync, then push, then export; exit 0 only if all succeeded (for cron containers; --verify, --metrics-file PATH, --pushgateway URL)',
     needsConfig: true,
     run: async (argv, ctx) => (await import('./once.js')).onceCommand(argv, ctx),
   },
   run: {
-    summary: 'stay up and run sync, refresh, push and export on the configured schedules until SIGTERM/SIGINT (--metrics-listen HOST:PORT)',
+    summary: 'stay up and run sync, refresh, push, export and verify on the configured schedules until SIGTERM/SIGINT (--metrics-listen HOST:PORT)',
     needsConfig: true,
     run: async (argv, ctx) => (await import('./run.js')).runCommand(argv, ctx),
   },
   status: {
-    summary: 'per stream rows, watermark, last success and lag; queue counts; last export and publication; lock holder (--json; --check exits 1 when unhealthy)',
+    summary: 'per stream rows, watermark, last success and lag; queue counts; last export, publication and verify; lock holder; schema drift (--json; --check exits 1 when unhealthy)',
     needsConfig: true,
     run: async (argv, ctx) => (await import('./status.js')).statusCommand(argv, ctx),
   },
