@@ -6,11 +6,11 @@
 // Each measurement runs in its own child process (clean RSS high-water mark); each simulator runs
 // in another child, so it does not share the measured process's CPU.
 // Run after `npm run build`: node bench/sync.bench.mjs
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { measureInChild } from './childMeasure.mjs';
 import { startSimulatorChild } from './simulatorChild.mjs';
 
 const SELF = fileURLToPath(import.meta.url);
@@ -137,15 +137,5 @@ async function main() {
 
 
 function runMeasure(kind, sim) {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [SELF, '--measure', kind, sim.url, sim.key], { stdio: ['ignore', 'pipe', 'inherit'] });
-    let out = '';
-    child.stdout.setEncoding('utf8').on('data', (chunk) => (out += chunk));
-    child.on('error', reject);
-    child.on('close', (code) => {
-      const line = out.trim().split('\n').pop() ?? '';
-      if (code !== 0 || !line.startsWith('{')) reject(new Error(`${kind} measurement exited with ${code}: ${out}`));
-      else resolve(JSON.parse(line));
-    });
-  });
+  return measureInChild(SELF, [kind, sim.url, sim.key]);
 }

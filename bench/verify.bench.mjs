@@ -2,11 +2,11 @@
 // its time beside the sync's, and its peak RSS. Targets (issue 14): within 1.5x of the sync's time, under 512 MB.
 // Each sync and verify runs in its own child process (clean RSS high-water mark); the simulator in another.
 // Run after `npm run build`: node bench/verify.bench.mjs
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { measureInChild } from './childMeasure.mjs';
 import { startSimulatorChild } from './simulatorChild.mjs';
 
 const SELF = fileURLToPath(import.meta.url);
@@ -97,15 +97,5 @@ async function main() {
 
 
 function runMeasure(kind, sim, dbPath) {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [SELF, '--measure', kind, sim.url, sim.key, dbPath], { stdio: ['ignore', 'pipe', 'inherit'] });
-    let out = '';
-    child.stdout.setEncoding('utf8').on('data', (chunk) => (out += chunk));
-    child.on('error', reject);
-    child.on('close', (code) => {
-      const line = out.trim().split('\n').pop() ?? '';
-      if (code !== 0 || !line.startsWith('{')) reject(new Error(`${kind} measurement exited with ${code}: ${out}`));
-      else resolve(JSON.parse(line));
-    });
-  });
+  return measureInChild(SELF, [kind, sim.url, sim.key, dbPath]);
 }
