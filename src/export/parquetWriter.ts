@@ -18,8 +18,14 @@ export interface ParquetResult {
   invalid: Record<string, number>;
 }
 
-/** Rows per batch read out of SQLite: the writer fills a row group from several, so this thread holds only this many. */
-export const BATCH_ROWS = 8192;
+/**
+ * Rows per batch read out of SQLite: the writer fills a row group from several, so this thread holds
+ * only this many. Each batch is copied several times on its way (SQLite's aggregate, the Arrow
+ * columns, the IPC message, the encoder's memory): 4,096 transactions (about 3 MB of JSON) instead
+ * of 8,192 cut a one-shot export of the `medium` mirror's five tables from 332 to 278 MB of peak
+ * memory, and encoded 1,000,000 rows as fast (2.45-2.54 s against 2.44-2.46); 2,048 was 7-14% slower.
+ */
+export const BATCH_ROWS = 4096;
 
 /** What the batch reader must fetch for each column of the plan. */
 export function batchColumns(columns: readonly ParquetColumn[]): BatchColumn[] {
