@@ -4,7 +4,8 @@
 // child's RSS (/proc/PID/status VmRSS) and open file descriptors (/proc/PID/fd), then prints the curve,
 // the peak and the growth over the last 10 minutes (the last third of a shorter run).
 // Targets: growth over that window under 5%, peak RSS under 300 MB.
-// SOAK_MINUTES sets the length (default 30); SOAK_SAMPLE_SECONDS the sampling interval (default 5).
+// SOAK_MINUTES sets the length (default 30); SOAK_SAMPLE_SECONDS the sampling interval (default 1.3: off
+// the schedules' 5-second beat, so the samples fall on every phase of the jobs rather than on the same one).
 // `run` gets the allocator settings it has in the container (the MALLOC_* ENV of the Dockerfile's last
 // stage and of the Deployment, read from them); SOAK_MALLOC=glibc runs it with glibc's defaults instead.
 // Run after `npm run build`: node bench/soak.bench.mjs
@@ -20,7 +21,7 @@ const CLI = fileURLToPath(new URL('../dist/cli/index.js', import.meta.url));
 const DOCKERFILE = fileURLToPath(new URL('../Dockerfile', import.meta.url));
 const DEPLOYMENT = fileURLToPath(new URL('../deploy/kubernetes/deployment.yaml', import.meta.url));
 const MINUTES = positiveNumber('SOAK_MINUTES', 30);
-const SAMPLE_SECONDS = positiveNumber('SOAK_SAMPLE_SECONDS', 5);
+const SAMPLE_SECONDS = positiveNumber('SOAK_SAMPLE_SECONDS', 1.3);
 const SCHEDULE = { timezone: 'UTC', sync: '*/5 * * * * *', push: '*/5 * * * * *', refresh: '0 3 * * *', export: '*/10 * * * * *' };
 /** Points jobs queued per push interval: enough for every push to send something, few enough that the mirror barely grows. */
 const JOBS_PER_INTERVAL = 3;
@@ -92,9 +93,11 @@ async function main() {
       if (sample === null) break;
       samples.push({ seconds: (Date.now() - started) / 1000, ...sample });
       // The mirror exists once `run` has started; queue through it from here on, as `queue add-points` would.
-      if (samples.length * SAMPLE_SECONDS >= 10) {
+      const seconds = (Date.now() - started) / 1000;
+      if (seconds >= 10) {
         queue ??= await openQueue(env.LOYALTY_DB);
-        queued += queue.add(sim.customers, Math.round((JOBS_PER_INTERVAL * SAMPLE_SECONDS) / 5));
+        // JOBS_PER_INTERVAL every 5 s on average, whatever the sampling interval.
+        queued += queue.add(sim.customers, Math.floor(((seconds - 10) / 5) * JOBS_PER_INTERVAL) - queued);
       }
       await new Promise((resolve) => setTimeout(resolve, Math.min(SAMPLE_SECONDS * 1000, Math.max(0, end - Date.now()))));
     }
