@@ -1,13 +1,15 @@
 // Soak: a long-lived `run` keeps its memory small and flat. The built CLI runs `run` as a child process
 // with fast schedules (sync and push every 5 s, export every 10 s) against the `medium` simulator, while
-// this process queues a few points jobs every 5 s for the push to send. Every few seconds it samples the
+// this process queues a few points jobs every 5 s for the push to send, and, as Prometheus and the
+// kubelet would, scrapes /metrics every 15 s and probes /healthz every 10 s. Every second or so it samples the
 // child's RSS (/proc/PID/status VmRSS) and open file descriptors (/proc/PID/fd), then prints the curve,
 // the peak and the growth over the last 10 minutes (the last third of a shorter run).
 // Targets: growth over that window under 5%, peak RSS under 300 MB.
 // SOAK_MINUTES sets the length (default 30); SOAK_SAMPLE_SECONDS the sampling interval (default 1.3: off
 // the schedules' 5-second beat, so the samples fall on every phase of the jobs rather than on the same one).
-// `run` gets the allocator settings it has in the container (the MALLOC_* ENV of the Dockerfile's last
-// stage and of the Deployment, read from them); SOAK_MALLOC=glibc runs it with glibc's defaults instead.
+// `run` gets the memory settings it has in the container (the MALLOC_* and NODE_OPTIONS of the
+// Dockerfile's last stage and of the Deployment, read from them); SOAK_MALLOC=glibc runs it with none.
+// The bench fails (exit 1) when a target is missed, `run` stops early or a scrape or probe fails.
 // Run after `npm run build`: node bench/soak.bench.mjs
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -30,6 +32,8 @@ const TARGET_PEAK_MB = 300;
 const GROWTH_WINDOW_SECONDS = Math.min(10 * 60, (MINUTES * 60) / 3);
 /** Rows of the printed curve: one per stretch of the run, showing the highest and lowest sample in it. */
 const CURVE_ROWS = 30;
+const SCRAPE_SECONDS = 15;
+const PROBE_SECONDS = 10;
 
 if (process.argv[2] === '--simulator') await serveSimulator();
 else await main();
@@ -61,17 +65,35 @@ async function main() {
   const configFile = join(dir, 'soak.json');
   writeFileSync(configFile, JSON.stringify({ schedule: SCHEDULE, export: { retainRuns: 3 } }));
   const env = {
-    ...Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('MALLOC_'))),
+    ...Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('MALLOC_') && name !== 'NODE_OPTIONS')),
     LOYALTY_CONFIG: configFile,
     LOYALTY_BASE_URL: sim.url,
     LOYALTY_API_KEY: sim.key,
     LOYALTY_DB: join(dir, 'mirror.db'),
     LOYALTY_EXPORT_DIR: join(dir, 'exports'),
     LOG_LEVEL: 'info',
-    ...allocatorEnv(),
+    // As in the image, which serves the metrics; port 0 takes a free one, read from the log.
+    LOYALTY_METRICS_LISTEN: '127.0.0.1:0',
+    ...memoryEnv(),
   };
   const run = spawn(process.execPath, [CLI, 'run'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-  const jobs = countJobOutcomes(run);
+  const { jobs, served } = readLog(run);
+  const http = { scrapes: 0, probes: 0, failures: 0, lastFailure: '' };
+  const poll = (path, everySeconds, count) =>
+    setInterval(() => {
+      served.then(async (base) => {
+        try {
+          const response = await fetch(`${base}${path}`);
+          await response.arrayBuffer();
+          if (response.status !== 200) throw new Error(`${path} answered ${response.status}`);
+          http[count] += 1;
+        } catch (error) {
+          http.failures += 1;
+          http.lastFailure = error.message;
+        }
+      });
+    }, everySeconds * 1000);
+  const pollers = [poll('/metrics', SCRAPE_SECONDS, 'scrapes'), poll('/healthz', PROBE_SECONDS, 'probes')];
   let stderr = '';
   run.stderr.setEncoding('utf8').on('data', (chunk) => (stderr += chunk));
   const exited = new Promise((resolve) => run.on('exit', (code, signal) => resolve(code ?? signal)));
@@ -85,8 +107,8 @@ async function main() {
   exited.then((code) => {
     if (!run.killed) earlyExit = code;
   });
-  const allocator = Object.entries(allocatorEnv()).map(([name, value]) => `${name}=${value}`).join(' ') || "glibc's defaults";
-  console.log(`soak: run (sync and push every 5 s, export every 10 s) against the medium simulator for ${MINUTES} min, sampling every ${SAMPLE_SECONDS} s; allocator: ${allocator}`);
+  const settings = Object.entries(memoryEnv()).map(([name, value]) => `${name}=${value}`).join(' ') || 'none (defaults)';
+  console.log(`soak: run (sync and push every 5 s, export every 10 s, /metrics scraped every ${SCRAPE_SECONDS} s) against the medium simulator for ${MINUTES} min, sampling every ${SAMPLE_SECONDS} s; memory settings: ${settings}`);
   try {
     while (Date.now() < end && earlyExit === null) {
       const sample = sampleProcess(run.pid);
@@ -102,6 +124,7 @@ async function main() {
       await new Promise((resolve) => setTimeout(resolve, Math.min(SAMPLE_SECONDS * 1000, Math.max(0, end - Date.now()))));
     }
   } finally {
+    pollers.forEach(clearInterval);
     queue?.close();
     run.kill('SIGTERM');
     const code = await exited;
@@ -110,18 +133,18 @@ async function main() {
     if (code !== 0) console.log(`soak: run exited with ${code}${stderr ? `: ${stderr.trim().split('\n').slice(-3).join(' | ')}` : ''}`);
     if (earlyExit !== null) process.exitCode = 1;
   }
-  report(samples, jobs, queued);
+  report(samples, jobs, queued, http);
 }
 
 /**
- * The MALLOC_* variables a `run` in the container gets: those of the image's runtime stage (its last
- * FROM) and those the Deployment adds; none with SOAK_MALLOC=glibc.
+ * The memory settings a `run` in the container gets: the MALLOC_* variables and NODE_OPTIONS of the
+ * image's runtime stage (its last FROM) and of the Deployment; none with SOAK_MALLOC=glibc.
  */
-function allocatorEnv() {
+function memoryEnv() {
   if (process.env.SOAK_MALLOC === 'glibc') return {};
   const runtimeStage = readFileSync(DOCKERFILE, 'utf8').split(/^FROM /m).at(-1);
-  const image = [...runtimeStage.matchAll(/\b(MALLOC_\w+)=(\S+)/g)].map((match) => [match[1], match[2]]);
-  const deployment = [...readFileSync(DEPLOYMENT, 'utf8').matchAll(/- name: (MALLOC_\w+)\s+value: "?(\d+)"?/g)].map((match) => [match[1], match[2]]);
+  const image = [...runtimeStage.matchAll(/\b(MALLOC_\w+|NODE_OPTIONS)=(\S+)/g)].map((match) => [match[1], match[2]]);
+  const deployment = [...readFileSync(DEPLOYMENT, 'utf8').matchAll(/- name: (MALLOC_\w+|NODE_OPTIONS)\s+value: "?([^"\n]+)"?/g)].map((match) => [match[1], match[2].trim()]);
   return Object.fromEntries([...image, ...deployment]);
 }
 
@@ -137,13 +160,20 @@ function sampleProcess(pid) {
   }
 }
 
-/** Counts each job's runs by outcome from `run`'s JSON log lines. */
-function countJobOutcomes(child) {
+/**
+ * Reads `run`'s JSON log lines: each job's runs counted by outcome, and the metrics server's address
+ * (`served`, a promise) once it is listening.
+ */
+function readLog(child) {
   const counts = {};
+  let listening;
+  const served = new Promise((resolve) => (listening = resolve));
   createInterface({ input: child.stdout }).on('line', (line) => {
-    // A job in flight when the bench stops `run` ends as failed ("received SIGTERM"): not a finding.
-    if (!line.startsWith('{') || child.signalCode !== null || child.killed) return;
+    if (!line.startsWith('{')) return;
     const record = JSON.parse(line);
+    if (typeof record.port === 'number' && typeof record.host === 'string') listening(`http://${record.host}:${record.port}`);
+    // A job in flight when the bench stops `run` ends as failed ("received SIGTERM"): not a finding.
+    if (child.signalCode !== null || child.killed) return;
     if (typeof record.job !== 'string' || typeof record.ok !== 'boolean' || record.finishedAt === undefined) return;
     const entry = (counts[record.job] ??= { ok: 0, failed: 0, lastFailure: '' });
     if (record.ok) entry.ok += 1;
@@ -152,7 +182,7 @@ function countJobOutcomes(child) {
       entry.lastFailure = record.msg;
     }
   });
-  return counts;
+  return { jobs: counts, served };
 }
 
 /** Queues points jobs straight into the mirror's write queue, round-robin over `customers`. */
@@ -173,7 +203,7 @@ async function openQueue(dbPath) {
   };
 }
 
-function report(samples, jobs, queued) {
+function report(samples, jobs, queued, http) {
   if (samples.length < 3) {
     console.log('soak: too few samples to report');
     process.exitCode = 1;
@@ -190,6 +220,7 @@ function report(samples, jobs, queued) {
     .map(([job, c]) => `${job} ${c.ok} ok${c.failed ? `, ${c.failed} failed (last: ${c.lastFailure})` : ''}`)
     .join('; ');
   console.log(`soak: jobs finished          ${jobLine || 'none'}; ${queued} points jobs queued`);
+  console.log(`soak: served                 ${http.scrapes} scrapes of /metrics, ${http.probes} probes of /healthz${http.failures ? `, ${http.failures} failed (last: ${http.lastFailure})` : ', none failed'}`);
   console.log(`soak: RSS first sample       ${samples[0].rssMb.toFixed(0)} MB; last ${samples.at(-1).rssMb.toFixed(0)} MB`);
   console.log(`soak: peak RSS               ${peak.rssMb.toFixed(0)} MB at ${formatTime(peak.seconds)} (target < ${TARGET_PEAK_MB} MB)`);
   console.log(
@@ -198,7 +229,7 @@ function report(samples, jobs, queued) {
   console.log(`soak: open file descriptors  ${Math.min(...fds)}-${Math.max(...fds)} over the run, ${Math.min(...windowFds)}-${Math.max(...windowFds)} in the last ${formatTime(GROWTH_WINDOW_SECONDS)}`);
   const met = growth < TARGET_GROWTH && peak.rssMb < TARGET_PEAK_MB;
   console.log(`soak: targets ${met ? 'met' : 'NOT met'}`);
-  if (!met) process.exitCode = 1;
+  if (!met || http.failures > 0) process.exitCode = 1;
 }
 
 /**

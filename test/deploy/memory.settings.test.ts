@@ -22,7 +22,7 @@ function containerEnv(file: string): Map<string, string> {
   return new Map(pod.containers.flatMap((container) => container.env ?? []).flatMap((variable) => (variable.value === undefined ? [] : [[variable.name, variable.value] as [string, string]])));
 }
 
-describe('the allocator settings of a container', () => {
+describe('the memory settings of a container', () => {
   const image = runtimeEnv(readFileSync(new URL('../../Dockerfile', import.meta.url), 'utf8'));
   const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
 
@@ -37,5 +37,13 @@ describe('the allocator settings of a container', () => {
     const threshold = containerEnv('deployment.yaml').get('MALLOC_MMAP_THRESHOLD_');
     expect(threshold).toMatch(/^\d+$/);
     expect(readme).toContain(`\`MALLOC_MMAP_THRESHOLD_=${threshold}\``);
+  });
+
+  it('shrink the young generation for the long-lived run only, so a one-shot sync keeps its speed', () => {
+    expect(image.has('NODE_OPTIONS')).toBe(false);
+    expect(containerEnv('cronjob.yaml').has('NODE_OPTIONS')).toBe(false);
+    const options = containerEnv('deployment.yaml').get('NODE_OPTIONS');
+    expect(options).toMatch(/^--max-semi-space-size=\d+$/);
+    expect(readme).toContain(`\`NODE_OPTIONS=${options}\``);
   });
 });
