@@ -17,8 +17,7 @@ let initialised = false;
  */
 export function compileParquetWasm(): Promise<WebAssembly.Module> {
   if (compiling === null) {
-    keepWebAssemblyOnBaselineCode();
-    compiling = readFile(createRequire(import.meta.url).resolve('parquet-wasm/esm/parquet_wasm_bg.wasm')).then((bytes) => WebAssembly.compile(bytes));
+    compiling = readFile(createRequire(import.meta.url).resolve('parquet-wasm/esm/parquet_wasm_bg.wasm')).then(compileBaselineOnly);
     // A failed read or compile is not kept: the next export tries again.
     compiling.catch(() => (compiling = null));
   }
@@ -26,17 +25,21 @@ export function compileParquetWasm(): Promise<WebAssembly.Module> {
 }
 
 /**
- * From the first export on, WebAssembly in this process runs on the code of V8's baseline compiler
- * (Liftoff) and is never re-compiled by its optimizing one. Optimizing parquet-wasm's hot functions took
- * some 55 MB of compiler memory (V8's peak malloc 80 MB against 26), which glibc then kept for the life of
- * a `run`, and bought no speed on the exports' files: 1,000,000 transactions encoded in 2.42-2.63 s either
- * way, 50,000 in 0.57 s instead of 0.76. The flag is the tier-up budget, read when a thread instantiates
- * the module (Node 24) or compiles it (Node 20); `--liftoff-only` is no longer honoured once Node 24 has
- * started. The budget is process-wide: undici's HTTP parser, should it be set up after an export, stays
- * on baseline code too, where it parses a page's headers and frames, a small part of a sync's work.
+ * Compiles `bytes` with V8's baseline compiler (Liftoff) only, never its optimizing one. Optimizing
+ * parquet-wasm's hot functions took some 55 MB of compiler memory (V8's peak malloc 82 MB against 27),
+ * which glibc then kept for the life of the process, and bought no speed on the exports' files:
+ * 1,000,000 transactions encoded in 2.42-2.63 s either way, 50,000 in 0.59 s instead of 0.89. A module
+ * keeps the tiers it was compiled with, so the flags are put back at once: other WebAssembly in the
+ * process (undici's HTTP parser) is still optimized when it runs hot.
  */
-function keepWebAssemblyOnBaselineCode(): void {
-  setFlagsFromString('--wasm-tiering-budget=2000000000');
+async function compileBaselineOnly(bytes: Buffer): Promise<WebAssembly.Module> {
+  setFlagsFromString('--liftoff-only');
+  try {
+    return await WebAssembly.compile(bytes);
+  } finally {
+    // --liftoff-only also turned dynamic tiering off, and taking it back does not turn it on again.
+    setFlagsFromString('--no-liftoff-only --wasm-dynamic-tiering');
+  }
 }
 
 /**
