@@ -113,9 +113,9 @@ async function main() {
     while (Date.now() < end && earlyExit === null) {
       const sample = sampleProcess(run.pid);
       if (sample === null) break;
-      samples.push({ seconds: (Date.now() - started) / 1000, ...sample });
-      // The mirror exists once `run` has started; queue through it from here on, as `queue add-points` would.
       const seconds = (Date.now() - started) / 1000;
+      samples.push({ seconds, ...sample });
+      // The mirror exists once `run` has started; queue through it from here on, as `queue add-points` would.
       if (seconds >= 10) {
         queue ??= await openQueue(env.LOYALTY_DB);
         // JOBS_PER_INTERVAL every 5 s on average, whatever the sampling interval.
