@@ -2,9 +2,9 @@
 # loyalty-sync container image. Build: docker build -t loyalty-sync .
 # scripts/replay-dockerfile.mjs replays the COPY and RUN steps of both stages without Docker (CI runs it).
 
-# ---- build: compile TypeScript and better-sqlite3 with the dev dependencies ----
+# ---- build: compile TypeScript with the dev dependencies ----
+# better-sqlite3 13 ships Node-API builds for linux-x64 and arm64 (glibc and musl): no compiler is needed.
 FROM node:24-bookworm-slim AS build
-RUN apt-get update && apt-get install -y --no-install-recommends python3 make g++ && rm -rf /var/lib/apt/lists/*
 WORKDIR /app
 COPY package.json package-lock.json tsconfig.json tsconfig.build.json ./
 COPY scripts ./scripts
@@ -30,7 +30,7 @@ COPY --from=build /app/package.json ./package.json
 COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
 COPY --from=build /app/config ./config
-RUN ln -s /app/dist/cli/index.js /usr/local/bin/loyalty-sync && chmod +x /app/dist/cli/index.js \
+RUN ln -s /app/dist/cli/bin.js /usr/local/bin/loyalty-sync && chmod +x /app/dist/cli/bin.js \
  && mkdir -p /data && chown node:node /data
 USER node
 VOLUME ["/data"]

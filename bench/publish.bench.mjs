@@ -17,7 +17,7 @@ import { buildMirror, timeSqliteCsv } from './transactionsMirror.mjs';
 const ROOT = resolve('.bench-data/export');
 const ROWS = 1_000_000;
 const ROUNDS = 3;
-const CLI = fileURLToPath(new URL('../dist/cli/index.js', import.meta.url));
+const CLI = fileURLToPath(new URL('../dist/cli/bin.js', import.meta.url));
 
 if (process.argv[2] === '--child') {
   // The CLI as a user runs it, in this process, reporting its own peak memory when it exits.

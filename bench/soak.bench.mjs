@@ -19,7 +19,7 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 
 const SELF = fileURLToPath(import.meta.url);
-const CLI = fileURLToPath(new URL('../dist/cli/index.js', import.meta.url));
+const CLI = fileURLToPath(new URL('../dist/cli/bin.js', import.meta.url));
 const DOCKERFILE = fileURLToPath(new URL('../Dockerfile', import.meta.url));
 const DEPLOYMENT = fileURLToPath(new URL('../deploy/kubernetes/deployment.yaml', import.meta.url));
 const MINUTES = positiveNumber('SOAK_MINUTES', 30);

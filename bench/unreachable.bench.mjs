@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-const CLI = fileURLToPath(new URL('../dist/cli/index.js', import.meta.url));
+const CLI = fileURLToPath(new URL('../dist/cli/bin.js', import.meta.url));
 const BEFORE_SECONDS = 136.5;
 
 const port = await new Promise((resolve) => {

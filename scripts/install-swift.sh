@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # Unpacks OpenStack Swift (Debian's packages, with its S3 API) into a cache folder, without installing
 # it system-wide: the object-storage tests start it on loopback (test/s3/swiftServer.ts).
-# Usage: scripts/install-swift.sh [DIR]   (default: $LOYALTY_SWIFT_HOME, else ~/.cache/loyalty-sync/swift)
+# Usage: scripts/install-swift.sh [DIR]   (default: $LOYALTY_SWIFT_HOME, else $LOYALTY_CACHE/swift, else ~/.cache/loyalty-sync/swift)
 set -euo pipefail
-home="${1:-${LOYALTY_SWIFT_HOME:-$HOME/.cache/loyalty-sync/swift}}"
+home="${1:-${LOYALTY_SWIFT_HOME:-${LOYALTY_CACHE:-$HOME/.cache/loyalty-sync}/swift}}"
 root="$home/root"
 if [ -f "$root/.complete" ]; then
-  echo "swift: already unpacked in $root"
+  echo "swift: already unpacked in $root" >&2
   exit 0
 fi
 packages=(
@@ -21,6 +21,10 @@ packages=(
   python3-more-itertools python3-cffi python3-pycparser python3-ply python3-docutils docutils-common
   python3-roman
 )
+if ! command -v apt-get >/dev/null || ! command -v dpkg >/dev/null; then
+  echo "install-swift.sh: apt-get and dpkg are not available here; install OpenStack Swift 2.30 or newer with its S3 API (Debian's swift-proxy, swift-account, swift-container and swift-object) under $root." >&2
+  exit 1
+fi
 debs="$home/debs"
 mkdir -p "$debs" "$root"
 # apt-get download needs package lists; a fresh container has none.
@@ -33,4 +37,4 @@ fi
 for deb in "$debs"/*.deb; do dpkg -x "$deb" "$root"; done
 rm -rf "$debs"
 touch "$root/.complete"
-echo "swift: unpacked into $root"
+echo "swift: unpacked into $root" >&2

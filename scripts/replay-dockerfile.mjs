@@ -70,7 +70,7 @@ for (const line of lines) {
 const app = join(stage.dir, stage.workdir);
 const data = join(root, 'data');
 const runEnv = { PATH: process.env.PATH, HOME: process.env.HOME, ...env, LOYALTY_DB: join(data, 'mirror.db'), LOYALTY_EXPORT_DIR: join(data, 'exports') };
-const cli = entrypoint[0] === 'loyalty-sync' ? [join(app, 'dist/cli/index.js')] : entrypoint;
+const cli = entrypoint[0] === 'loyalty-sync' ? [join(app, 'dist/cli/bin.js')] : entrypoint;
 
 function run(args) {
   console.log(`replay: ${entrypoint.join(' ')} ${args.join(' ')}`);

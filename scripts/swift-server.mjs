@@ -11,7 +11,7 @@ import { join } from 'node:path';
 export const SWIFT_ACCESS_KEY_ID = 'test:tester';
 export const SWIFT_SECRET_ACCESS_KEY = 'testing';
 export function swiftHome() {
-  return process.env.LOYALTY_SWIFT_HOME ?? join(homedir(), '.cache', 'loyalty-sync', 'swift');
+  return process.env.LOYALTY_SWIFT_HOME ?? join(process.env.LOYALTY_CACHE ?? join(homedir(), '.cache', 'loyalty-sync'), 'swift');
 }
 const SERVERS = [{ name: 'account' }, { name: 'container' }, { name: 'object' }];
 const LAUNCHER = `import sys
@@ -23,7 +23,7 @@ sys.exit(run_wsgi(sys.argv[1], sys.argv[2]))
 export async function startSwift() {
   const root = join(swiftHome(), 'root');
   if (!existsSync(join(root, '.complete'))) {
-    throw new Error(`Swift is not unpacked in ${root}: run scripts/install-swift.sh once (it uses apt-get download; .ci/run does it).`);
+    throw new Error(`Swift is not unpacked in ${root}: run scripts/install-swift.sh once (it uses apt-get download; npm test does it).`);
   }
   // Debian's compiled modules match Debian's interpreter; another python3 on PATH may not load them.
   const python = existsSync('/usr/bin/python3') ? '/usr/bin/python3' : 'python3';

@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
@@ -27,16 +28,37 @@ function checkBuildIsCurrent(): void {
   if (built < newest('src', '.ts')) throw new Error('dist/ is older than src/ (or missing): run `npm run build` first, or `npm test`, which builds.');
 }
 
+/**
+ * Runs one of the scripts that bring a test tool into the cache folder (a no-op when it is there) and
+ * returns what it printed. A machine without apt-get stops the whole run with the script's sentence
+ * naming what to install: a suite is never skipped for want of its tool.
+ */
+function bringTool(script: string): string {
+  try {
+    return execFileSync('bash', [script], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).trim();
+  } catch (error) {
+    const stderr = (error as { stderr?: string }).stderr?.trim();
+    throw new Error(stderr || `${script} failed: ${(error as Error).message}`);
+  }
+}
+
 declare module 'vitest' {
   export interface ProvidedContext {
     /** The S3 endpoint of the Swift server started once for the whole run (test/s3). */
     swift: { endpoint: string; accessKeyId: string; secretAccessKey: string };
+    /** Path of the promtool binary that checks exposition and rules (test/metrics, test/deploy). */
+    promtool: string;
   }
 }
 
-/** Starts one real S3-protocol server (OpenStack Swift) for every object-storage test of the run. */
+/**
+ * Brings Swift and promtool into the cache folder when they are missing, then starts one real
+ * S3-protocol server (OpenStack Swift) for every object-storage test of the run.
+ */
 export default async function setup(project: TestProject): Promise<() => void> {
   checkBuildIsCurrent();
+  bringTool('scripts/install-swift.sh');
+  project.provide('promtool', bringTool('scripts/install-promtool.sh'));
   const swift = await startSwift();
   project.provide('swift', { endpoint: swift.endpoint, accessKeyId: swift.accessKeyId, secretAccessKey: swift.secretAccessKey });
   return () => swift.stop();

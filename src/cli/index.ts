@@ -1,4 +1,3 @@
-#!/usr/bin/env node
 import { ConfigError, loadConfig } from '../config.js';
 import { createLogger, redact } from '../log.js';
 import type { CommandContext } from './context.js';

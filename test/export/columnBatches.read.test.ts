@@ -81,7 +81,12 @@ describe('reading a table column by column in batches', () => {
     const text = batch.columns[2];
     if (text.kind !== 'text') throw new Error('s should come as text');
     expect(isUtf8(text.bytes)).toBe(true);
-    expect(rowsOf([batch]).rows.map((row) => row[2])).toEqual(['Zo\uFFFD\uFFFD\uFFFD!', '\uFFFDa', 'fine é']);
+    // How many U+FFFD stand for one broken sequence is the decoder's choice (Node 20 wrote three here,
+    // Node 24 writes one), so the test asserts what a reader sees: the broken bytes replaced, the rest intact.
+    const [zo, ff, fine] = rowsOf([batch]).rows.map((row) => row[2]);
+    expect(zo).toMatch(/^Zo\uFFFD+!$/);
+    expect(ff).toMatch(/^\uFFFD+a$/);
+    expect(fine).toBe('fine é');
   });
 
   it('yields nothing for an empty table or when nothing changed', () => {

@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
 /** The built CLI; `npm test` builds it before vitest runs. */
-export const CLI_PATH = fileURLToPath(new URL('../../dist/cli/index.js', import.meta.url));
+export const CLI_PATH = fileURLToPath(new URL('../../dist/cli/bin.js', import.meta.url));
 
 export interface CliResult {
   code: number | null;

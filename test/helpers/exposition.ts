@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { inject } from 'vitest';
 
 /** One sample line of the Prometheus text format. */
 export interface Sample {
@@ -28,14 +29,14 @@ export function sumOf(samples: Sample[], name: string, where: Record<string, str
     .reduce((sum, sample) => sum + sample.value, 0);
 }
 
-/** `promtool ARGS` with `input` on stdin; .ci/run installs promtool (Debian's prometheus package). */
+/** `promtool ARGS` with `input` on stdin; the test run's global setup brings promtool into the cache folder. */
 export function promtool(args: string[], input = ''): Promise<{ code: number | null; output: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn('promtool', args, { stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(inject('promtool'), args, { stdio: ['pipe', 'pipe', 'pipe'] });
     let output = '';
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
     child.stderr.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
-    child.on('error', (error) => reject(new Error(`promtool could not be started (is Debian's prometheus package installed? .ci/run installs it): ${error.message}`)));
+    child.on('error', (error) => reject(new Error(`promtool could not be started from ${inject('promtool')}: ${error.message}`)));
     child.on('close', (code) => resolve({ code, output }));
     child.stdin.end(input);
   });

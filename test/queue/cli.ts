@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
 /** The built CLI: child-process tests run what a user runs (`npm test` builds first). */
-export const CLI = fileURLToPath(new URL('../../dist/cli/index.js', import.meta.url));
+export const CLI = fileURLToPath(new URL('../../dist/cli/bin.js', import.meta.url));
 
 export interface CliEnv {
   baseUrl: string;
