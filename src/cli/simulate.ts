@@ -61,7 +61,7 @@ profile full, newest-first pages. The data end at the current hour.
 
 --profile shapes the simulated program, as real programs differ:
 ${PROFILE_NAMES.map((name) => `  ${name.padEnd(7)}${PROFILES[name].description}`).join('\n')}
-empty and single fix the counts, so they take no --size.
+${PROFILE_NAMES.filter((name) => PROFILES[name].sizes !== null).join(' and ')} fix the counts, so they take no --size.
 
 --faults takes comma-separated name=value pairs: rates from 0 to 1 per request for
 ${RATE_FAULTS.join(', ')}, and whole numbers for ${NUMBER_FAULTS.join(', ')}.
