@@ -141,6 +141,7 @@ function generatePointMovements(store: Store, count: number, start: number): voi
   }
 }
 
+/** Points that move without an activity: a redemption when the customer can afford a reward, else an import. */
 export function extraTransaction(store: Store, customer: Customer, at: number): void {
   const cost = store.rng.pick(store.rewards).pointCost;
   if (customer.pointsApproved >= cost) store.spendPoints(customer, cost, at, 0);

@@ -29,7 +29,7 @@ function summaryText(customer: Customer, at: Balances): string {
   return `${customer.summaryHead},"points_pending":${at.pending},"points_approved":${at.approved},"points_spent":${at.spent}}`;
 }
 
-/** Null in a program without tiers: the spec gives the object's shape, not its absence, so null is what a client meets. */
+/** A program without tiers serves null here: the spec shows the object's members, never how its absence looks. */
 function tierMembership(c: Customer) {
   if (c.tierIndex === null) return null;
   const tier = TIERS[c.tierIndex];
