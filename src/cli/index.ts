@@ -59,7 +59,7 @@ const COMMANDS: Record<string, CommandEntry> = {
     run: async (argv, ctx) => (await import('./queue.js')).queueCommand(argv, ctx),
   },
   simulate: {
-    summary: 'serve the built-in API simulator on loopback (--port N --seed S --size S --faults SPEC)',
+    summary: 'serve the built-in API simulator on loopback (--port N --seed S --size S --profile P --faults SPEC)',
     needsConfig: false,
     run: async (argv) => (await import('./simulate.js')).simulateCommand(argv),
   },

@@ -1,13 +1,13 @@
 import { parseArgs } from 'node:util';
-import { currentHour, startSimulator } from '../simulator/index.js';
-import type { FaultSpec, PageOrder, SizePreset } from '../simulator/index.js';
+import { currentHour, PROFILE_NAMES, PROFILES, startSimulator } from '../simulator/index.js';
+import type { FaultSpec, PageOrder, ProfileName, SizePreset } from '../simulator/index.js';
 
 const SIZES: readonly SizePreset[] = ['tiny', 'small', 'medium', 'large'];
 const PAGE_ORDERS: readonly PageOrder[] = ['newest-first', 'oldest-first'];
 const RATE_FAULTS = ['rateLimited', 'rateLimitedNoRetryAfter', 'serverError', 'drop', 'truncate', 'applyThenDrop', 'stall'] as const;
 const NUMBER_FAULTS = ['latencyMs', 'stallMs', 'seed'] as const;
 
-const USAGE = '--port N, --host H, --seed S, --size tiny|small|medium|large, --page-order newest-first|oldest-first, --faults name=value[,name=value]';
+const USAGE = `--port N, --host H, --seed S, --size tiny|small|medium|large, --profile ${PROFILE_NAMES.join('|')}, --page-order newest-first|oldest-first, --faults name=value[,name=value]`;
 
 /** A usage mistake: one sentence for stderr, exit code 2. */
 class UsageError extends Error {}
@@ -25,6 +25,11 @@ function choiceFlag<T extends string>(flag: string, text: string | undefined, al
   if (text === undefined) return undefined;
   if (!(allowed as readonly string[]).includes(text)) throw new UsageError(`--${flag} "${text}" is not valid: expected one of ${allowed.join(', ')}.`);
   return text as T;
+}
+
+/** The profiles that take their counts from --size. */
+function profilesTakingSize(): ProfileName[] {
+  return PROFILE_NAMES.filter((name) => PROFILES[name].sizes === null);
 }
 
 /** `rateLimited=0.05,drop=0.01,latencyMs=20` → a FaultSpec. */
@@ -47,12 +52,16 @@ export function parseFaultSpec(text: string): FaultSpec {
 }
 
 const HELP = `Usage: loyalty-sync simulate [--port N] [--host H] [--seed S] [--size tiny|small|medium|large]
-                             [--page-order newest-first|oldest-first] [--faults SPEC]
+                             [--profile ${PROFILE_NAMES.join('|')}] [--page-order newest-first|oldest-first] [--faults SPEC]
 
 Serves the built-in Admin API simulator on loopback until SIGINT/SIGTERM, and prints its address,
 a full key and a read-only key, and the /__sim control routes (tick, faults, ledger, truth, stats).
 Defaults: port 8787 (the config's default base URL), host 127.0.0.1, seed 1, size medium,
-newest-first pages. The data end at the current hour.
+profile full, newest-first pages. The data end at the current hour.
+
+--profile shapes the simulated program, as real programs differ:
+${PROFILE_NAMES.map((name) => `  ${name.padEnd(7)}${PROFILES[name].description}`).join('\n')}
+${PROFILE_NAMES.filter((name) => PROFILES[name].sizes !== null).join(' and ')} fix the counts, so they take no --size.
 
 --faults takes comma-separated name=value pairs: rates from 0 to 1 per request for
 ${RATE_FAULTS.join(', ')}, and whole numbers for ${NUMBER_FAULTS.join(', ')}.
@@ -75,6 +84,7 @@ export async function simulateCommand(argv: string[]): Promise<number> {
         host: { type: 'string' },
         seed: { type: 'string' },
         size: { type: 'string' },
+        profile: { type: 'string' },
         'page-order': { type: 'string' },
         faults: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
@@ -84,11 +94,16 @@ export async function simulateCommand(argv: string[]): Promise<number> {
       process.stdout.write(HELP);
       return 0;
     }
+    const profile = choiceFlag('profile', values.profile, PROFILE_NAMES) ?? 'full';
+    const size = choiceFlag('size', values.size, SIZES);
+    const countsFixed = PROFILES[profile].sizes !== null;
+    if (countsFixed && size !== undefined) throw new UsageError(`--size "${size}" cannot be combined with --profile ${profile}, which fixes the counts: leave --size out, or use --profile ${profilesTakingSize().join(' or ')}.`);
     options = {
       port: integerFlag('port', values.port, 0, 65_535) ?? 8787,
       host: values.host ?? '127.0.0.1',
       seed: integerFlag('seed', values.seed, 0, 2 ** 31 - 1),
-      size: choiceFlag('size', values.size, SIZES) ?? 'medium',
+      size: countsFixed ? undefined : (size ?? 'medium'),
+      profile,
       // Data dated up to the current hour, so a worker on a real clock sees recent records.
       epoch: currentHour(),
       pageOrder: choiceFlag('page-order', values['page-order'], PAGE_ORDERS),
@@ -114,7 +129,7 @@ export async function simulateCommand(argv: string[]): Promise<number> {
   const control = `${sim.url}/__sim`;
   process.stdout.write(
     [
-      `API simulator listening on ${sim.url} (API under ${sim.url}/v2, size ${String(options.size)}, seed ${options.seed ?? 1})`,
+      `API simulator listening on ${sim.url} (API under ${sim.url}/v2, profile ${String(options.profile)}${options.size === undefined ? '' : `, size ${String(options.size)}`}, seed ${options.seed ?? 1})`,
       `  full key:      ${sim.keys.full}`,
       `  read-only key: ${sim.keys.readOnly}`,
       `  control:       POST ${control}/tick {"steps":N}   PUT|DELETE ${control}/faults   PUT ${control}/page-order {"order":"oldest-first"}`,

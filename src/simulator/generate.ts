@@ -5,6 +5,7 @@ import { makeOrder, refundOrder } from './orders.js';
 import { makeCustomer, pickCustomerAt } from './people.js';
 import { Store } from './store.js';
 import { DAY, HISTORY_SPAN, HOUR, MINUTE } from './time.js';
+import type { ProgramFeatures } from './profiles.js';
 import type { DataSizes } from './types.js';
 
 const VOID_RATE = 0.03;
@@ -14,8 +15,8 @@ const PENDING_WINDOW = 14 * DAY;
 const REVIEW_POINTS = 50;
 
 /** Builds the whole program from the seed, oldest record first, so each embedded balance is the one at that instant. */
-export function generate(seed: number, sizes: DataSizes, epoch: number): Store {
-  const store = new Store(seed, epoch);
+export function generate(seed: number, sizes: DataSizes, epoch: number, features: ProgramFeatures): Store {
+  const store = new Store(seed, epoch, features);
   const start = epoch - HISTORY_SPAN;
   generateRewards(store, sizes.rewards);
   for (let i = 0; i < sizes.customers; i++) {
@@ -28,8 +29,8 @@ export function generate(seed: number, sizes: DataSizes, epoch: number): Store {
     if (roll < 0.05) refundOrder(order, Math.min(at + store.rng.int(1, 240) * HOUR, store.epoch - MINUTE), false, false);
     else if (roll < 0.08) refundOrder(order, Math.min(at + store.rng.int(1, 240) * HOUR, store.epoch - MINUTE), true, store.rng.chance(0.5));
   }
-  const approvedReviews = generateReviews(store, sizes.reviews, start);
-  generateActivities(store, sizes, approvedReviews, start);
+  if (features.activities) generateActivities(store, sizes, generateReviews(store, sizes.reviews, start), start);
+  else generatePointMovements(store, sizes.transactions, start);
   generateUnsubscribes(store, sizes.unsubscribes);
   return store;
 }
@@ -132,7 +133,16 @@ function generatedActivity(store: Store, customer: Customer, at: number): Activi
   return store.recordActivity({ customer, value: rng.int(10, 500), state, rule: RULES.order, flow: FLOWS[1], resource, at, visibleAt: 0, merchantId: order?.merchantId });
 }
 
-function extraTransaction(store: Store, customer: Customer, at: number): void {
+/** A program without activities (or reviews, whose approval earns one): points come by imports and go by redemptions. */
+function generatePointMovements(store: Store, count: number, start: number): void {
+  for (let i = 0; i < count && store.customers.length > 0; i++) {
+    const at = start + Math.floor(((i + store.rng.next()) / count) * HISTORY_SPAN);
+    extraTransaction(store, pickCustomerAt(store, at), at);
+  }
+}
+
+/** Points that move without an activity: a redemption when the customer can afford a reward, else an import. */
+export function extraTransaction(store: Store, customer: Customer, at: number): void {
   const cost = store.rng.pick(store.rewards).pointCost;
   if (customer.pointsApproved >= cost) store.spendPoints(customer, cost, at, 0);
   else store.importPoints(customer, 25, at, 0);

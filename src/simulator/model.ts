@@ -48,7 +48,8 @@ export class Customer implements Row {
   pointsApproved = 0;
   pointsSpent = 0;
   rewardsClaimed = 0;
-  tierIndex = 0;
+  /** Index into TIERS; null in a program without tiers. */
+  tierIndex: number | null = 0;
   tierStartedAt: number;
   blocked = false;
   enrolled = true;

@@ -29,7 +29,7 @@ export function makeOrder(store: Store, customer: Customer, at: number, visibleA
     discount,
     paid,
     paymentStatus,
-    rng.pick(FULFILLMENT_STATUSES),
+    store.features.fulfilment ? rng.pick(FULFILLMENT_STATUSES) : null,
     payments,
     rng.pick(SOURCE_NAMES),
     rng.int(60_000_000, 60_000_050),

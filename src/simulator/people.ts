@@ -9,7 +9,8 @@ function asciiSlug(text: string, fallback: string): string {
 
 /**
  * A new customer with every field of the spec's customer table; the optional fields are
- * left out on some customers, and some carry a field the spec does not list.
+ * left out on some customers, and some carry a field the spec does not list. What the program's
+ * features leave out is absent (or null) on every customer.
  */
 export function makeCustomer(store: Store, at: number, visibleAt: number, given?: { merchantId: string; email: string; guest: boolean }): Customer {
   const rng = store.rng;
@@ -21,21 +22,27 @@ export function makeCustomer(store: Store, at: number, visibleAt: number, given?
   const email = given?.email ?? `${asciiSlug(first, 'cust')}.${asciiSlug(last, 'omer')}${id}${tag}@example.com`;
   const customer = new Customer(id, merchantId, email, given?.guest ?? rng.chance(0.08), at, visibleAt);
   const displayName = store.customers.length === 0 ? AWKWARD_DISPLAY_NAME : `${first} ${last}`;
-  customer.properties = rng.chance(0.3)
-    ? { first_name: first, last_name: last, display_name: displayName, notes: rng.pick(NOTES) }
-    : { first_name: first, last_name: last, display_name: displayName };
+  // Each draw is skipped when its feature is off, so the full profile draws exactly as before profiles existed.
+  const has = store.features;
+  customer.properties =
+    has.customerDetails && rng.chance(0.3)
+      ? { first_name: first, last_name: last, display_name: displayName, notes: rng.pick(NOTES) }
+      : { first_name: first, last_name: last, display_name: displayName };
   customer.blocked = rng.chance(0.03);
   customer.enrolled = !customer.guest && rng.chance(0.92);
-  if (store.customers.length > 0 && rng.chance(0.15)) {
+  if (has.referrals && store.customers.length > 0 && rng.chance(0.15)) {
     const referrer = rng.pick(store.customers);
     customer.referredBy = { id: referrer.id, merchant_id: referrer.merchantId };
   }
-  if (rng.chance(0.7)) customer.insightsSegment = rng.pick(INSIGHT_SEGMENTS);
-  if (rng.chance(0.6)) customer.loyaltyPass = { url: `https://pass.loyalty.example/p/${rng.hex(12)}`, installed: rng.chance(0.4) };
-  customer.birthday = rng.chance(0.75) ? `${rng.int(1950, 2006)}-${String(rng.int(1, 12)).padStart(2, '0')}-${String(rng.int(1, 28)).padStart(2, '0')}` : '';
-  customer.linkedMerchantIds = rng.chance(0.1) ? [String(9_100_000 + id), `legacy-${id}`] : [];
-  if (rng.chance(0.12)) customer.extra = { marketing_consent: { email: rng.chance(0.5), sms: false } };
-  if (rng.chance(0.01)) customer.tierIndex = 3;
+  if (has.insights && rng.chance(0.7)) customer.insightsSegment = rng.pick(INSIGHT_SEGMENTS);
+  if (has.loyaltyPasses && rng.chance(0.6)) customer.loyaltyPass = { url: `https://pass.loyalty.example/p/${rng.hex(12)}`, installed: rng.chance(0.4) };
+  if (has.customerDetails) {
+    customer.birthday = rng.chance(0.75) ? `${rng.int(1950, 2006)}-${String(rng.int(1, 12)).padStart(2, '0')}-${String(rng.int(1, 28)).padStart(2, '0')}` : '';
+    customer.linkedMerchantIds = rng.chance(0.1) ? [String(9_100_000 + id), `legacy-${id}`] : [];
+    if (rng.chance(0.12)) customer.extra = { marketing_consent: { email: rng.chance(0.5), sms: false } };
+  }
+  if (!has.tiers) customer.tierIndex = null;
+  else if (rng.chance(0.01)) customer.tierIndex = 3;
   store.addCustomer(customer);
   return customer;
 }

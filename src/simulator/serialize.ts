@@ -29,8 +29,14 @@ function summaryText(customer: Customer, at: Balances): string {
   return `${customer.summaryHead},"points_pending":${at.pending},"points_approved":${at.approved},"points_spent":${at.spent}}`;
 }
 
-export function customerJson(c: Customer): string {
+/** A program without tiers serves null here: the spec shows the object's members, never how its absence looks. */
+function tierMembership(c: Customer) {
+  if (c.tierIndex === null) return null;
   const tier = TIERS[c.tierIndex];
+  return { started_at: iso(c.tierStartedAt), expires_at: iso(c.tierStartedAt + 365 * DAY), manual: tier.hidden, loyalty_tier: tier };
+}
+
+export function customerJson(c: Customer): string {
   const record: Record<string, unknown> = {
     id: c.id,
     merchant_id: c.merchantId,
@@ -47,12 +53,7 @@ export function customerJson(c: Customer): string {
     enrolled_at: c.enrolled ? iso(c.createdAt) : null,
     referral_id: `ref${c.id.toString(36)}`,
     referred_by: c.referredBy,
-    loyalty_tier_membership: {
-      started_at: iso(c.tierStartedAt),
-      expires_at: iso(c.tierStartedAt + 365 * DAY),
-      manual: tier.hidden,
-      loyalty_tier: tier,
-    },
+    loyalty_tier_membership: tierMembership(c),
     birthday: c.birthday,
     referral_url: `https://loyalty.example/r/ref${c.id.toString(36)}`,
     receipt_upload_url: `https://loyalty.example/receipts/${c.id}`,

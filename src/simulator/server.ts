@@ -14,7 +14,7 @@ import { Ledger } from './ledger.js';
 import { TokenBucket, validateRateLimit } from './rateLimit.js';
 import { dispatch } from './routes/index.js';
 import { validateServedDrift } from './servedDrift.js';
-import { resolveSizes } from './sizes.js';
+import { resolveProgram } from './profiles.js';
 import { streamDefs } from './streams.js';
 import { tick } from './tick.js';
 import { truth } from './truth.js';
@@ -46,7 +46,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
   const seed = options.seed ?? 1;
   if (!Number.isInteger(seed)) throw new RangeError(`seed must be an integer, got ${seed}`);
   // Options are checked before generating, which takes seconds at size 'large'.
-  const sizes = resolveSizes(options.size);
+  const { features, sizes } = resolveProgram(options);
   const pageOrder = checkPageOrder(options.pageOrder ?? 'newest-first');
   const faults = new FaultInjector(options.faults ?? null, seed);
   let bucket: TokenBucket | null = null;
@@ -67,7 +67,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
   };
   setRateLimit(options.rateLimit ?? null);
   const drift = { current: validateServedDrift({ ...options.servedDrift }) };
-  const store = generate(seed, sizes, options.epoch ?? SIMULATED_EPOCH);
+  const store = generate(seed, sizes, options.epoch ?? SIMULATED_EPOCH, features);
   const ctx: SimContext = { store, ledger: new Ledger(), streams: streamDefs(drift), pageOrder };
   const keys = makeKeys(seed);
   const known = credentials(keys);

@@ -1,6 +1,7 @@
 import { RULES, TIERS } from './catalog.js';
 import { Activity, Customer, Review, Transaction } from './model.js';
 import type { ActivityResource, ActivityState, Balances, Flow, Order, Reward, Rule, TransactionResource, Unsubscribe } from './model.js';
+import type { ProgramFeatures } from './profiles.js';
 import { Rng } from './random.js';
 
 /** First id of each stream: distinct ranges make an id mixed up between streams easy to spot. */
@@ -33,6 +34,8 @@ export class Store {
     seed: number,
     /** The simulated "now" at tick 0; generated history ends here. */
     readonly epoch: number,
+    /** What the program uses (the profile): generation and ticks leave out what is off. */
+    readonly features: ProgramFeatures,
   ) {
     this.rng = new Rng(seed);
     this.now = epoch;
@@ -57,7 +60,7 @@ export class Store {
   touchCustomer(customer: Customer, at: number): void {
     customer.updatedAt = Math.max(customer.updatedAt, at);
     // Tiers follow lifetime points; the hidden staff tier is assigned by hand and never recomputed.
-    if (!TIERS[customer.tierIndex].hidden) {
+    if (customer.tierIndex !== null && !TIERS[customer.tierIndex].hidden) {
       const lifetime = customer.pointsApproved + customer.pointsSpent;
       const tierIndex = lifetime >= 2000 ? 2 : lifetime >= 500 ? 1 : 0;
       if (tierIndex !== customer.tierIndex) {

@@ -1,5 +1,6 @@
 import { FLOWS, MANUAL_RULES, RULES } from './catalog.js';
 import type { Row } from './model.js';
+import { extraTransaction } from './generate.js';
 import { makeOrder, refundOrder } from './orders.js';
 import { makeCustomer, pickCustomerAt } from './people.js';
 import type { Store } from './store.js';
@@ -54,7 +55,8 @@ export function tick(store: Store, sizes: DataSizes): void {
 
   const before = { customers: store.customers.length, orders: store.orders.length, activities: store.activities.length, transactions: store.transactions.length };
 
-  for (let i = perTick(sizes.customers, 2); i > 0; i--) makeCustomer(store, nextMoment(), store.tick);
+  const has = store.features;
+  if (has.newCustomers) for (let i = perTick(sizes.customers, 2); i > 0; i--) makeCustomer(store, nextMoment(), store.tick);
 
   // Pending activities are decided before this hour's new ones exist, so a new one is never decided at once.
   for (const activity of store.activities) {
@@ -68,11 +70,17 @@ export function tick(store: Store, sizes: DataSizes): void {
     const at = nextMoment();
     const customer = pickCustomerAt(store, at);
     const order = makeOrder(store, customer, at, store.tick);
+    if (!has.activities) continue;
     const points = Math.max(1, Math.floor(order.totalCents / 10_000));
     store.recordActivity({ customer, value: points, state: 'pending', rule: RULES.order, flow: FLOWS[1], resource: { type: 'order', id: order.id }, at, visibleAt: store.tick, merchantId: order.merchantId });
   }
   for (let i = perTick(sizes.activities, 3); i > 0; i--) {
     const at = nextMoment();
+    // Without activities, points still move: by imports and redemptions.
+    if (!has.activities) {
+      extraTransaction(store, pickCustomerAt(store, at), at);
+      continue;
+    }
     const rule = rng.pick(MANUAL_RULES);
     store.recordActivity({ customer: pickCustomerAt(store, at), value: rng.int(5, 300), state: 'approved', rule, flow: null, resource: null, at, visibleAt: store.tick });
   }

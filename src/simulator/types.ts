@@ -18,6 +18,12 @@ export interface DataSizes {
 /** tiny ≈ 20-50 rows/stream, small ≈ 1-3k, medium ≈ 20-50k, large ≈ 1M transactions. */
 export type SizePreset = 'tiny' | 'small' | 'medium' | 'large';
 
+/**
+ * The shape of the simulated program (see profiles.ts): `full` uses every feature; `bare` leaves every
+ * optional field absent or null on every record; `empty` starts with every stream empty; `single` has one customer.
+ */
+export type ProfileName = 'full' | 'bare' | 'empty' | 'single';
+
 export type PageOrder = 'newest-first' | 'oldest-first';
 
 /** Each rate is a probability 0..1 per request, drawn from a seeded PRNG. */
@@ -71,8 +77,10 @@ export interface SimulatorOptions {
    * `simulate` pass the current hour so the data look recent to a worker on a real clock.
    */
   epoch?: number;
-  /** Default 'small'. */
+  /** Default 'small'. Not with the profiles `empty` and `single`, which fix the counts. */
   size?: SizePreset | Partial<DataSizes>;
+  /** Default 'full'. */
+  profile?: ProfileName;
   /** Order of pages when no since_id is given; default newest-first. */
   pageOrder?: PageOrder;
   faults?: FaultSpec;

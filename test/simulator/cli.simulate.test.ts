@@ -27,6 +27,8 @@ describe('loyalty-sync simulate', () => {
     [['--faults', 'drop=2'], /--faults "drop=2".*probability/],
     [['--faults', 'explode=0.1'], /--faults "explode=0.1".*name one of/],
     [['--verbose'], /verbose/],
+    [['--profile', 'minimal'], /^--profile "minimal" is not valid: expected one of full, bare, empty, single\.\n$/],
+    [['--profile', 'empty', '--size', 'small'], /--size "small" cannot be combined with --profile empty/],
   ];
   for (const [argv, message] of bad) {
     it(`${argv.join(' ')} → exit 2 with one sentence on stderr`, async () => {
@@ -35,6 +37,29 @@ describe('loyalty-sync simulate', () => {
       expect(err.join('')).toMatch(message);
     });
   }
+
+  it('--help names every profile with what it leaves out', async () => {
+    const { out } = captureOutput();
+    expect(await simulateCommand(['--help'])).toBe(0);
+    const help = out.join('');
+    expect(help).toContain('[--profile full|bare|empty|single]');
+    for (const line of [/^ {2}bare +no optional field on any record/m, /^ {2}empty +a program on its first day/m, /^ {2}single +one customer/m]) expect(help).toMatch(line);
+  });
+
+  it('serves the program of --profile: single has one customer', async () => {
+    const { out } = captureOutput();
+    const running = simulateCommand(['--port', '0', '--profile', 'single']);
+    const url = await vi.waitFor(() => {
+      const match = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(out.join(''));
+      if (match === null) throw new Error('not listening yet');
+      return match[1];
+    });
+    expect(out.join('')).toContain('profile single');
+    const customers = (await (await fetch(`${url}/__sim/truth/customers`)).json()) as unknown[];
+    expect(customers).toHaveLength(1);
+    process.emit('SIGTERM', 'SIGTERM');
+    expect(await running).toBe(0);
+  });
 
   it('parses a fault spec', () => {
     expect(parseFaultSpec('rateLimited=0.05, drop=0.01,latencyMs=20')).toEqual({ rateLimited: 0.05, drop: 0.01, latencyMs: 20 });
