@@ -30,7 +30,7 @@ const COMMANDS: Record<string, CommandEntry> = {
     run: async (argv, ctx) => (await import('./export.js')).exportCommand(argv, ctx),
   },
   once: {
-    summary: 'sync, then push, then export; exit 0 only if all succeeded (for cron containers; --verify, --metrics-file PATH, --pushgateway URL)',
+    summary: 'sync, then push, then export; exit 0 only if all succeeded (for cron containers; --verify, --export-daily, --metrics-file PATH, --pushgateway URL)',
     needsConfig: true,
     run: async (argv, ctx) => (await import('./once.js')).onceCommand(argv, ctx),
   },
