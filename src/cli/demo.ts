@@ -20,6 +20,12 @@ DIR defaults to ./demo-data; a second run reuses it (an incremental sync against
 `;
 
 const SIZES = ['tiny', 'small', 'medium'] as const;
+/** Every simulated program has rewards 1 to 5; reward 1 costs 100 points. */
+const EXAMPLE_REWARD_ID = 1;
+/** The claim's cost with room to spare, so the example customer can pay for it. */
+const EXAMPLE_POINTS_NEEDED = 1000;
+/** `simulate --seed` with this seed serves the demo's program again, with the same merchant ids and keys. */
+const DEMO_SEED = 2026;
 
 export async function demoCommand(argv: string[], ctx: CommandContext): Promise<number> {
   const { values } = parseCommandArgs('demo', argv, {
@@ -40,7 +46,7 @@ export async function demoCommand(argv: string[], ctx: CommandContext): Promise<
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   const out = (line: string) => ctx.stdout.write(`${line}\n`);
 
-  const sim = await startSimulator({ size, seed: 2026, epoch: currentHour() });
+  const sim = await startSimulator({ size, seed: DEMO_SEED, epoch: currentHour() });
   try {
     out(`simulator: ${sim.url} (size ${size})`);
     const config = loadConfig({
@@ -55,7 +61,7 @@ export async function demoCommand(argv: string[], ctx: CommandContext): Promise<
     const logger = createLogger({ level: config.log.level });
     const demoCtx: CommandContext = { ...ctx, config, logger };
 
-    const outcomes = await withWorker(demoCtx, { command: 'demo', waitForLock: false }, async (deps, signal) => {
+    const { results: outcomes, writer } = await withWorker(demoCtx, { command: 'demo', waitForLock: false }, async (deps, signal) => {
       const results: JobOutcome[] = [];
       const step = async (job: 'sync' | 'push' | 'export') => {
         const outcome = await runJob(job, deps, signal);
@@ -66,7 +72,7 @@ export async function demoCommand(argv: string[], ctx: CommandContext): Promise<
       out(`queued ${queueExampleWrites(deps.db)} example writes (points, a review approval, an order)`);
       await step('push');
       await step('export');
-      return results;
+      return { results, writer: exampleCustomer(deps.db) };
     });
 
     const ok = outcomes.every((outcome) => outcome.ok);
@@ -79,6 +85,11 @@ export async function demoCommand(argv: string[], ctx: CommandContext): Promise<
     out(`  sqlite3 ${config.db.path} "SELECT tier_name, count(*), sum(points_approved) FROM customers GROUP BY 1 ORDER BY 2 DESC"`);
     out(`  duckdb -c "SELECT date_trunc('day', created_at) AS day, sum(points_approved) FROM '${config.export.dir}/transactions/*/*.parquet' GROUP BY 1 ORDER BY 1 DESC LIMIT 7"`);
     out(`  npx loyalty-sync status   (with LOYALTY_DB=${config.db.path})`);
+    if (writer !== undefined) {
+      out('');
+      out('queue writes of your own, against the same simulated program (start it first, in another terminal):');
+      for (const line of exampleWriteCommands(writer, config.db.path, size, sim.keys.full)) out(`  ${line}`);
+    }
     return ok ? EXIT_OK : EXIT_FAILED;
   } finally {
     await sim.close();
@@ -106,4 +117,36 @@ function queueExampleWrites(db: Db): number {
     if (created) queued += 1;
   }
   return queued;
+}
+
+interface ExampleCustomer {
+  merchantId: string;
+  email: string;
+}
+
+/** A customer of the mirror the simulator lets earn and spend points, with enough of them for the example claim. */
+function exampleCustomer(db: Db): ExampleCustomer | undefined {
+  return db
+    .prepare('SELECT merchant_id AS merchantId, email FROM customers WHERE blocked = 0 AND email IS NOT NULL AND points_approved >= ? ORDER BY id LIMIT 1')
+    .get(EXAMPLE_POINTS_NEEDED) as ExampleCustomer | undefined;
+}
+
+/**
+ * Shell lines that queue and push one write of each common kind for `customer`, so a newcomer's first
+ * writes succeed. They go to `simulate` with the demo's seed and size: the same customers, reviews,
+ * rewards and keys as the simulator the demo ran, which stopped when it ended. The key printed is that
+ * simulator's, not a credential of any real program.
+ */
+function exampleWriteCommands(customer: ExampleCustomer, dbPath: string, size: string, simulatorKey: string): string[] {
+  const cli = 'npx loyalty-sync';
+  return [
+    `${cli} simulate --seed ${DEMO_SEED} --size ${size}   # in another terminal: serves it on http://127.0.0.1:8787`,
+    `export LOYALTY_BASE_URL=http://127.0.0.1:8787 LOYALTY_API_KEY=${simulatorKey} LOYALTY_DB=${dbPath}`,
+    `${cli} queue add-points --customer ${customer.merchantId} --points 100 --reason "Goodwill for late delivery"`,
+    `${cli} queue claim-reward --customer ${customer.merchantId} --reward-id ${EXAMPLE_REWARD_ID}`,
+    `${cli} queue update-review --platform custom --merchant-id rev-1001 --status approved`,
+    `${cli} queue create-order --merchant-id demo-order-2 --customer-id ${customer.merchantId} --customer-email ${customer.email} --total 19.90 --total-shipping 0.00 --total-paid 19.90 --payment-status paid`,
+    `${cli} push`,
+    `${cli} queue list`,
+  ];
 }

@@ -24,12 +24,12 @@ const COMMANDS: Record<string, CommandEntry> = {
     run: async (argv, ctx) => (await import('./push.js')).pushCommand(argv, ctx),
   },
   export: {
-    summary: 'write one consistent CSV/Parquet snapshot of the mirror (--format csv,parquet --table NAME… --since-last)',
+    summary: 'write one consistent CSV/Parquet snapshot of the mirror, and publish it to object storage with --to (--format csv,parquet --table NAME… --since-last --to s3://BUCKET/PREFIX)',
     needsConfig: true,
     run: async (argv, ctx) => (await import('./export.js')).exportCommand(argv, ctx),
   },
   once: {
-    summary: 'sync, then push, then export; exit 0 only if all succeeded (for cron containers; --verify, --metrics-file PATH, --pushgateway URL)',
+    summary: 'sync, then push, then export; exit 0 only if all succeeded (for cron containers; --verify, --export-daily, --metrics-file PATH, --pushgateway URL)',
     needsConfig: true,
     run: async (argv, ctx) => (await import('./once.js')).onceCommand(argv, ctx),
   },
@@ -64,7 +64,7 @@ const COMMANDS: Record<string, CommandEntry> = {
     run: async (argv) => (await import('./simulate.js')).simulateCommand(argv),
   },
   demo: {
-    summary: 'start the simulator, run `once` against it, and print where the mirror and exports are (no key, no config)',
+    summary: 'start the simulator, run `once` against it, and print where the mirror and exports are, with example queries and queue writes (no key, no config; --dir DIR --size tiny|small|medium)',
     needsConfig: false,
     run: async (argv, ctx) => (await import('./demo.js')).demoCommand(argv, ctx),
   },

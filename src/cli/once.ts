@@ -6,11 +6,12 @@ import { EXIT_FAILED, EXIT_OK, UsageError } from './errors.js';
 import { writeMetricsFile } from '../metrics/metricsFile.js';
 import { gatewayForDisplay, pushToGateway } from '../metrics/pushgateway.js';
 import { createMetrics, type Metrics } from '../metrics/registry.js';
-import { runJob, type JobName, type JobOutcome } from '../runtime/jobs.js';
+import { lastFullExport, sameCalendarDay } from '../export/lastFullExport.js';
+import { runJob, type JobName, type JobOutcome, type WorkerDeps } from '../runtime/jobs.js';
 import { withWorker } from '../runtime/worker.js';
 import { SKIPPED_UNREACHABLE } from '../sync/index.js';
 
-const HELP = `Usage: loyalty-sync once [--config FILE] [--verify] [--metrics-file PATH] [--pushgateway URL]
+const HELP = `Usage: loyalty-sync once [--config FILE] [--verify] [--export-daily] [--metrics-file PATH] [--pushgateway URL]
 
 Runs sync, then push, then export, printing one line per step. With --verify, a sampled verify
 (verify.requests requests, default 50) runs right after the sync; differences it finds fail the run.
@@ -19,6 +20,9 @@ and the push are skipped and the export still runs from the mirror.
 Exit 0 only if every step succeeded, 1 if any failed or was skipped (or another loyalty-sync holds the
 mirror), 2 for bad usage or config. Meant for cron-style container jobs (Kubernetes CronJob, ECS tasks).
 
+  --export-daily        export only when no full export has succeeded yet today (in schedule.timezone),
+                        so a CronJob can sync and push every 15 minutes and export once a day; a day
+                        whose export failed tries again on the next run.
   --metrics-file PATH   at the end, also after a failure, write this run's metrics (the families of
                         run --metrics-listen) to PATH for node_exporter's textfile collector; written
                         under a temporary name and renamed, so PATH is never seen half-written.
@@ -37,6 +41,7 @@ const UNKNOWN_PROGRAM = 'unknown';
 export async function onceCommand(argv: string[], ctx: CommandContext): Promise<number> {
   const { values } = parseCommandArgs('once', argv, {
     verify: { type: 'boolean' },
+    'export-daily': { type: 'boolean' },
     help: { type: 'boolean', short: 'h' },
     'metrics-file': { type: 'string' },
     pushgateway: { type: 'string' },
@@ -65,7 +70,7 @@ export async function onceCommand(argv: string[], ctx: CommandContext): Promise<
           results.push(outcome);
           continue;
         }
-        const outcome = await runJob(step, deps, signal);
+        const outcome = (step === 'export' && values['export-daily'] ? exportNotDue(deps, new Date()) : null) ?? (await runJob(step, deps, signal));
         ctx.stdout.write(`${outcome.ok ? 'ok  ' : 'FAIL'} ${outcome.summary}\n`);
         results.push(outcome);
       }
@@ -78,6 +83,18 @@ export async function onceCommand(argv: string[], ctx: CommandContext): Promise<
     if (metrics !== null) ok = (await deliver(ctx, metrics, { metricsFile, gateway, programId })) && ok;
   }
   return ok ? EXIT_OK : EXIT_FAILED;
+}
+
+/**
+ * With --export-daily: the outcome of a skipped export when today's full export has already succeeded,
+ * else null (the export is due). The skip still reports that export's time, so the metrics of this run
+ * say how old the newest export is.
+ */
+function exportNotDue(deps: WorkerDeps, now: Date): JobOutcome | null {
+  const last = lastFullExport(deps.db);
+  if (last === null || !sameCalendarDay(new Date(last.startedAt), now, deps.config.schedule.timezone)) return null;
+  deps.facts?.exportSucceeded({ finishedAt: new Date(last.finishedAt), files: [] });
+  return { job: 'export', ok: true, summary: `export: not due (--export-daily): today's full export ${last.runId} finished at ${last.finishedAt}` };
 }
 
 /** Writes and pushes the run's metrics; false only when the metrics file could not be written. */

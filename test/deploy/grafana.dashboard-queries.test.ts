@@ -7,7 +7,23 @@ interface Panel {
   targets?: Array<{ expr: string }>;
 }
 
-const dashboard = JSON.parse(readFileSync(new URL('../../deploy/grafana/loyalty-sync.json', import.meta.url), 'utf8')) as { panels: Panel[] };
+interface Variable {
+  name: string;
+  type: string;
+  query?: string | { query: string };
+  includeAll?: boolean;
+  allValue?: string;
+}
+
+const dashboard = JSON.parse(readFileSync(new URL('../../deploy/grafana/loyalty-sync.json', import.meta.url), 'utf8')) as {
+  panels: Panel[];
+  templating: { list: Variable[] };
+};
+
+/** The label matchers written right after each occurrence of `metric` in `expr` (empty when one has none). */
+function matchersAfter(expr: string, metric: string): string[] {
+  return [...expr.matchAll(new RegExp(`(?<![\\w:])${metric}(?![\\w:])(\\{[^}]*\\})?`, 'g'))].map((match) => match[1] ?? '');
+}
 
 describe('the Grafana dashboard', () => {
   it('queries only metric families the code exports, in every panel', async () => {
@@ -37,6 +53,39 @@ describe('the Grafana dashboard', () => {
       'process_resident_memory_bytes',
     ]) {
       expect(queried.has(family), family).toBe(true);
+    }
+  });
+
+  it('offers $job and $instance, read from a family every loyalty-sync process exports, instance within the chosen job', async () => {
+    const exported = await exportedSeriesNames();
+    const variable = (name: string) => dashboard.templating.list.find((entry) => entry.name === name);
+    const queryOf = (entry: Variable | undefined) => (typeof entry?.query === 'string' ? entry.query : entry?.query?.query) ?? '';
+    const job = variable('job');
+    const instance = variable('instance');
+    expect(job?.type).toBe('query');
+    expect(instance?.type).toBe('query');
+    expect(queryOf(job)).toMatch(/^label_values\((\w+), job\)$/);
+    expect(exported.has(/^label_values\((\w+)/.exec(queryOf(job))![1])).toBe(true);
+    expect(queryOf(instance)).toMatch(/^label_values\(\w+\{job=~"\$job"\}, instance\)$/);
+    // "All" must match a Pushgateway group's empty instance too.
+    for (const entry of [job, instance]) {
+      expect(entry?.includeAll).toBe(true);
+      expect(entry?.allValue).toBe('.*');
+    }
+  });
+
+  it('filters every metric of every panel by the chosen job and instance', () => {
+    for (const panel of dashboard.panels) {
+      for (const { expr } of panel.targets ?? []) {
+        for (const metric of metricNamesIn(expr)) {
+          const matchers = matchersAfter(expr, metric);
+          expect(matchers.length, `${panel.title}: ${metric}`).toBeGreaterThan(0);
+          for (const found of matchers) {
+            expect(found, `${panel.title}: ${expr}`).toContain('job=~"$job"');
+            expect(found, `${panel.title}: ${expr}`).toContain('instance=~"$instance"');
+          }
+        }
+      }
     }
   });
 

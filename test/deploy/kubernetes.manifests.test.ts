@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { DEFAULT_METRICS_PORT, LIVENESS_PATH, METRICS_PATH, READINESS_PATH } from '../../src/metrics/server.js';
+import { DEFAULT_METRICS_PORT, LIVENESS_PATH, READINESS_PATH } from '../../src/metrics/server.js';
 
 /** The fields these checks read; the manifests hold more. */
 interface Container {
@@ -19,7 +19,7 @@ interface PodSpec {
   volumes: Array<{ name: string; persistentVolumeClaim?: { claimName: string } }>;
 }
 interface PodTemplate {
-  metadata: { annotations?: Record<string, string> };
+  metadata: { labels: Record<string, string>; annotations?: Record<string, string> };
   spec: PodSpec;
 }
 
@@ -38,7 +38,7 @@ function portNumber(container: Container, port: string | number): number | undef
 }
 
 describe('the Kubernetes manifests', () => {
-  it('probe the Deployment on the paths and port the code serves by default, and announce the scrape', () => {
+  it('probe the Deployment on the paths and port the code serves by default', () => {
     expect(deployment.kind).toBe('Deployment');
     const [container] = deployment.spec.template.spec.containers;
     expect(container.args).toEqual(['run']);
@@ -47,11 +47,8 @@ describe('the Kubernetes manifests', () => {
     expect(portNumber(container, container.livenessProbe?.httpGet.port ?? '')).toBe(DEFAULT_METRICS_PORT);
     expect(portNumber(container, container.readinessProbe?.httpGet.port ?? '')).toBe(DEFAULT_METRICS_PORT);
     expect(container.env.find((entry) => entry.name === 'LOYALTY_METRICS_LISTEN')?.value).toBe(`0.0.0.0:${DEFAULT_METRICS_PORT}`);
-    expect(deployment.spec.template.metadata.annotations).toEqual({
-      'prometheus.io/scrape': 'true',
-      'prometheus.io/port': String(DEFAULT_METRICS_PORT),
-      'prometheus.io/path': METRICS_PATH,
-    });
+    // Scraped through the ServiceMonitor only: annotations would add a second scrape under another job name.
+    expect(Object.keys(deployment.spec.template.metadata.annotations ?? {}).filter((key) => key.startsWith('prometheus.io/'))).toEqual([]);
     // One writer per mirror: never two pods at once, not even during a rollout.
     expect(deployment.spec.replicas).toBe(1);
     expect(deployment.spec.strategy.type).toBe('Recreate');

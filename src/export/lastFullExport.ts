@@ -1,0 +1,32 @@
+import { STREAM_NAMES } from '../config.js';
+import type { Db } from '../db/open.js';
+
+export interface FullExport {
+  runId: string;
+  startedAt: string;
+  finishedAt: string;
+}
+
+/**
+ * The newest succeeded full export that wrote every stream table: what a plain `export` or `once`
+ * writes. A one-table or `--since-last` run is not one. Null when there is none.
+ */
+export function lastFullExport(db: Db): FullExport | null {
+  const row = db
+    .prepare(
+      `SELECT r.run_id AS runId, r.started_at AS startedAt, r.finished_at AS finishedAt
+       FROM export_runs r
+       WHERE r.status = 'succeeded' AND r.kind = 'full'
+         AND (SELECT count(DISTINCT t.table_name) FROM export_run_tables t
+              WHERE t.run_id = r.run_id AND t.table_name IN (SELECT value FROM json_each(@tables))) = @count
+       ORDER BY r.finished_at DESC, r.run_id DESC LIMIT 1`,
+    )
+    .get({ tables: JSON.stringify(STREAM_NAMES), count: STREAM_NAMES.length }) as FullExport | undefined;
+  return row ?? null;
+}
+
+/** Whether two instants fall on the same calendar day in `timeZone` (an IANA name such as UTC or Europe/Paris). */
+export function sameCalendarDay(a: Date, b: Date, timeZone: string): boolean {
+  const day = new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit' });
+  return day.format(a) === day.format(b);
+}
