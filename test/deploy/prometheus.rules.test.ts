@@ -11,17 +11,19 @@ const rules = (parse(readFileSync(RULES, 'utf8')) as { groups: Array<{ rules: Ar
 describe('the Prometheus rules file', () => {
   it('passes promtool check rules', async () => {
     const result = await promtool(['check', 'rules', RULES]);
-    expect(result.output).toContain('SUCCESS: 7 rules found');
+    expect(result.output).toContain('SUCCESS: 9 rules found');
     expect(result.code).toBe(0);
   });
 
-  it('alerts on a stale sync, API errors, a 429 storm, dead jobs, ageing unknown jobs, a stale export and the process down', () => {
+  it('alerts on a stale or never successful sync, API errors, a 429 storm, dead jobs, ageing unknown jobs, a stale or never successful export and the process down', () => {
     expect(rules.map((rule) => rule.alert).sort()).toEqual([
       'LoyaltyApiErrors',
       'LoyaltyApiRateLimitStorm',
       'LoyaltyDeadJobs',
+      'LoyaltyExportNeverSucceeded',
       'LoyaltyExportStale',
       'LoyaltySyncDown',
+      'LoyaltySyncNeverSucceeded',
       'LoyaltySyncStale',
       'LoyaltyUnknownJobsAgeing',
     ]);
