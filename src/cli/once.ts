@@ -5,7 +5,7 @@ import { parseCommandArgs } from './args.js';
 import { EXIT_FAILED, EXIT_OK, UsageError } from './errors.js';
 import { writeMetricsFile } from '../metrics/metricsFile.js';
 import { gatewayForDisplay, pushToGateway } from '../metrics/pushgateway.js';
-import { createMetrics, type Metrics } from '../metrics/registry.js';
+import { createMetrics, knownLabelValues, type Metrics } from '../metrics/registry.js';
 import { lastFullExport, sameCalendarDay } from '../export/lastFullExport.js';
 import { runJob, type JobName, type JobOutcome, type WorkerDeps } from '../runtime/jobs.js';
 import { withWorker } from '../runtime/worker.js';
@@ -53,7 +53,7 @@ export async function onceCommand(argv: string[], ctx: CommandContext): Promise<
   const metricsFile = values['metrics-file'];
   if (metricsFile === '') throw new UsageError('--metrics-file is empty; expected a file path such as /var/lib/node_exporter/textfile/loyalty_sync.prom.');
   const gateway = values.pushgateway === undefined ? undefined : gatewayUrl(values.pushgateway);
-  const metrics = metricsFile === undefined && gateway === undefined ? null : createMetrics();
+  const metrics = metricsFile === undefined && gateway === undefined ? null : createMetrics(knownLabelValues(ctx.config));
 
   const steps = values.verify ? ONCE_STEPS_VERIFIED : ONCE_STEPS;
   let programId = UNKNOWN_PROGRAM;

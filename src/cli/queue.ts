@@ -16,7 +16,7 @@ const SUBCOMMANDS: Record<string, { run: Subcommand; summary: string }> = {
   import: { run: importCommand, summary: 'queue one write per row of a CSV file (all rows or none)' },
   list: { run: listCommand, summary: 'show the jobs, optionally of one state (--state S, --json)' },
   retry: { run: retryCommand, summary: 'put a dead or unknown job back in the queue' },
-  cancel: { run: cancelCommand, summary: 'cancel a queued job' },
+  cancel: { run: cancelCommand, summary: 'cancel a queued job, or clear a dead one (or an unknown one you checked)' },
 };
 
 function usage(): string {

@@ -3,7 +3,7 @@ import { parseCommandArgs } from './args.js';
 import { EXIT_FAILED, EXIT_OK, UsageError } from './errors.js';
 import { createHealth } from '../metrics/health.js';
 import { parseListenAddress, type ListenAddress } from '../metrics/listenAddress.js';
-import { createMetrics } from '../metrics/registry.js';
+import { createMetrics, knownLabelValues } from '../metrics/registry.js';
 import { LIVENESS_PATH, ListenError, METRICS_PATH, READINESS_PATH, startMetricsServer, type MetricsServer } from '../metrics/server.js';
 import { LockLostError } from '../runtime/lock.js';
 import { runJob } from '../runtime/jobs.js';
@@ -34,7 +34,7 @@ export async function runCommand(argv: string[], ctx: CommandContext): Promise<n
   const fromFlag = values['metrics-listen'] !== undefined;
   const listen = values['metrics-listen'] ?? ctx.config.runtime.metricsListen;
   // Off by default: without an address the jobs tell nobody, and nothing listens.
-  const served = listen === '' ? null : { address: listenAddress(listen, fromFlag), metrics: createMetrics(), health: createHealth() };
+  const served = listen === '' ? null : { address: listenAddress(listen, fromFlag), metrics: createMetrics(knownLabelValues(ctx.config)), health: createHealth() };
   let server: MetricsServer | null = null;
   if (served !== null) {
     try {

@@ -6,11 +6,16 @@ import type { JobKind, JobState } from '../queue/types.js';
 export type ApiOutcome = number | 'error';
 
 /** How a push left a job; a job proved by reconciliation counts as `succeeded`. */
-export type PushOutcome = 'succeeded' | 'dead' | 'unknown' | 'retried';
+export const PUSH_OUTCOMES = ['succeeded', 'dead', 'unknown', 'retried'] as const;
+export type PushOutcome = (typeof PUSH_OUTCOMES)[number];
+
+/** How a stream's sync ended, and what it did to rows. */
+export const SYNC_OUTCOMES = ['succeeded', 'failed'] as const;
+export const SYNC_CHANGES = ['inserted', 'updated', 'removed'] as const;
 
 export interface StreamSyncFact {
   stream: StreamName;
-  outcome: 'succeeded' | 'failed';
+  outcome: (typeof SYNC_OUTCOMES)[number];
   inserted: number;
   updated: number;
   removed: number;
@@ -38,4 +43,10 @@ export interface OpsFacts {
   /** Jobs per state, and when the longest-unknown job became unknown (null when none is). */
   queueCounted(counts: Readonly<Record<JobState, number>>, oldestUnknownAt: Date | null): void;
   exportSucceeded(fact: ExportFact): void;
+  /**
+   * What the mirror remembers of earlier processes, read at start: each configured stream's last
+   * successful sync, and the last successful export (null when none ever succeeded), so a restart
+   * does not look like a mirror that never synced or exported.
+   */
+  lastSuccessesRead(fact: { syncs: ReadonlyArray<{ stream: StreamName; at: Date }>; export: Date | null }): void;
 }

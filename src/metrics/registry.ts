@@ -1,6 +1,7 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
-import { JOB_STATES } from '../queue/types.js';
-import type { OpsFacts } from './facts.js';
+import { STREAM_NAMES, type Config, type ExportFormat, type StreamName } from '../config.js';
+import { JOB_KINDS, JOB_STATES } from '../queue/types.js';
+import { PUSH_OUTCOMES, SYNC_CHANGES, SYNC_OUTCOMES, type OpsFacts } from './facts.js';
 
 /** The metrics of one process: a registry of its own (never prom-client's global one) and the facts that feed it. */
 export interface Metrics {
@@ -15,13 +16,29 @@ const API_SECONDS = [0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
 /** Seconds; a stream's sync runs from under a second (nothing new) to an hour (a first full read). */
 const SYNC_SECONDS = [0.5, 1, 5, 15, 30, 60, 120, 300, 600, 1800, 3600];
 
+/** Label values known before anything happens (from the config): their counters start at 0. */
+export interface KnownLabelValues {
+  /** The configured streams (`sync.streams`), synced and exported by the scheduled jobs. */
+  streams: readonly StreamName[];
+  /** The configured export formats (`export.formats`). */
+  formats: readonly ExportFormat[];
+}
+
+export function knownLabelValues(config: Readonly<Pick<Config, 'sync' | 'export'>>): KnownLabelValues {
+  return { streams: config.sync.streams, formats: config.export.formats };
+}
+
 /**
  * Builds every metric family of the operations contract (README, Operations) on a fresh registry,
  * plus prom-client's process and Node.js metrics, and maps the facts onto them. Every label value
  * comes from a closed set (stream, table, format, job kind and state, endpoint template, HTTP
  * status), so the number of series does not grow with the data.
+ *
+ * Counters whose label values are `known` ahead start at 0, so a `rate()` or `increase()` sees their
+ * first event (a series that appears from nothing hides it). Timestamps of successes are absent until
+ * one is known, never 0, which would read as an event of 1970.
  */
-export function createMetrics(): Metrics {
+export function createMetrics(known?: KnownLabelValues): Metrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
   // These three are gauges named like counters, which `promtool check metrics` rejects; the same
@@ -43,6 +60,24 @@ export function createMetrics(): Metrics {
   const exportLastSuccess = new Gauge({ name: 'loyalty_export_last_success_timestamp_seconds', help: 'Unix time of the last successful export.', registers });
   const exportRows = new Counter({ name: 'loyalty_export_rows_total', help: 'Rows written by successful exports, by table and format.', labelNames: ['table', 'format'], registers });
   const exportBytes = new Counter({ name: 'loyalty_export_bytes_total', help: 'Bytes written by successful exports, by table and format.', labelNames: ['table', 'format'], registers });
+  // A gauge without labels starts at 0 in prom-client; no sample until a time is known.
+  exportLastSuccess.remove();
+  oldestUnknown.remove();
+
+  if (known !== undefined) {
+    for (const stream of known.streams) {
+      for (const change of SYNC_CHANGES) syncRows.inc({ stream, change }, 0);
+      for (const outcome of SYNC_OUTCOMES) syncRuns.inc({ stream, outcome }, 0);
+    }
+    for (const kind of JOB_KINDS) for (const outcome of PUSH_OUTCOMES) pushJobs.inc({ kind, outcome }, 0);
+    // The scheduled exports write every stream table in every configured format.
+    for (const table of STREAM_NAMES) {
+      for (const format of known.formats) {
+        exportRows.inc({ table, format }, 0);
+        exportBytes.inc({ table, format }, 0);
+      }
+    }
+  }
 
   const facts: OpsFacts = {
     apiRequest(endpoint, outcome, seconds) {
@@ -68,7 +103,7 @@ export function createMetrics(): Metrics {
     queueCounted(counts, oldestUnknownAt) {
       for (const state of JOB_STATES) queueJobs.set({ state }, counts[state]);
       // No sample rather than 0 when none is unknown, so `time() - x` never reads as a 56-year-old job.
-      if (oldestUnknownAt === null) oldestUnknown.reset();
+      if (oldestUnknownAt === null) oldestUnknown.remove();
       else oldestUnknown.set(oldestUnknownAt.getTime() / 1000);
     },
     exportSucceeded(fact) {
@@ -77,6 +112,10 @@ export function createMetrics(): Metrics {
         exportBytes.inc({ table: file.table, format: file.format }, file.bytes);
       }
       exportLastSuccess.set(fact.finishedAt.getTime() / 1000);
+    },
+    lastSuccessesRead(fact) {
+      for (const { stream, at } of fact.syncs) syncLastSuccess.set({ stream }, at.getTime() / 1000);
+      if (fact.export !== null) exportLastSuccess.set(fact.export.getTime() / 1000);
     },
   };
   return { registry, facts };

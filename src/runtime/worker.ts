@@ -6,6 +6,7 @@ import type { OpsFacts } from '../metrics/facts.js';
 import type { Health } from '../metrics/health.js';
 import { countMirrorRows } from '../sync/mirrorRows.js';
 import type { WorkerDeps } from './jobs.js';
+import { lastSuccessFacts } from './lastSuccessFacts.js';
 import { acquireLock } from './lock.js';
 import { queueFacts } from './queueFacts.js';
 import { installShutdown } from './shutdown.js';
@@ -34,8 +35,10 @@ export async function withWorker<T>(ctx: CommandContext, options: WorkerOptions,
   const client = createApiClient(config.api, logger, undefined, facts);
   try {
     health?.mirrorOpened();
-    // Counted once at start; each job keeps its own tables' figures current from then on.
+    // Counted once at start; each job keeps its own tables' figures current from then on. The last
+    // successes come first: before the lock, so a run that fails or waits still reports them.
     if (facts) {
+      facts.lastSuccessesRead(lastSuccessFacts(db, config.sync.streams));
       for (const table of STREAM_NAMES) facts.mirrorRows(table, countMirrorRows(db, table));
       facts.queueCounted(...queueFacts(db));
     }

@@ -13,18 +13,20 @@ const rules = [RULES, RUN_RULES].flatMap((file) => (parse(readFileSync(file, 'ut
 describe('the Prometheus rules files', () => {
   it('pass promtool check rules', async () => {
     const result = await promtool(['check', 'rules', RULES, RUN_RULES]);
-    expect(result.output).toContain('SUCCESS: 6 rules found');
+    expect(result.output).toContain('SUCCESS: 8 rules found');
     expect(result.output).toContain('SUCCESS: 1 rules found');
     expect(result.code).toBe(0);
   });
 
-  it('alerts on a stale sync, API errors, a 429 storm, dead jobs, ageing unknown jobs, a stale export and the process down', () => {
+  it('alerts on a stale or never successful sync, API errors, a 429 storm, dead jobs, ageing unknown jobs, a stale or never successful export and the process down', () => {
     expect(rules.map((rule) => rule.alert).sort()).toEqual([
       'LoyaltyApiErrors',
       'LoyaltyApiRateLimitStorm',
       'LoyaltyDeadJobs',
+      'LoyaltyExportNeverSucceeded',
       'LoyaltyExportStale',
       'LoyaltySyncDown',
+      'LoyaltySyncNeverSucceeded',
       'LoyaltySyncStale',
       'LoyaltyUnknownJobsAgeing',
     ]);

@@ -4,7 +4,7 @@ import { createApiClient } from '../../src/api/client.js';
 import { loadConfig } from '../../src/config.js';
 import { createLogger } from '../../src/log.js';
 import { createHealth } from '../../src/metrics/health.js';
-import { createMetrics } from '../../src/metrics/registry.js';
+import { createMetrics, knownLabelValues } from '../../src/metrics/registry.js';
 import { startMetricsServer } from '../../src/metrics/server.js';
 import { queueCounts } from '../../src/queue/queueCounts.js';
 import { runJob, type WorkerDeps } from '../../src/runtime/jobs.js';
@@ -34,7 +34,8 @@ describe('the metrics of a busy process', () => {
       },
     });
     const logger = createLogger({ level: 'silent' });
-    const metrics = createMetrics();
+    // As run builds it: the counters of every configured stream, job kind and export format start at 0.
+    const metrics = createMetrics(knownLabelValues(config));
     const client = createApiClient(config.api, logger, undefined, metrics.facts);
     const deps: WorkerDeps = { db: mirror.db, client, config, logger, facts: metrics.facts };
     const server = await startMetricsServer({ address: { host: '127.0.0.1', port: 0 }, registry: metrics.registry, health: createHealth(), logger });

@@ -2,20 +2,25 @@ import { openMirror, type CommandContext } from '../context.js';
 import { parseCommandArgs } from '../args.js';
 import { UsageError } from '../errors.js';
 import { cancelJob } from '../../queue/cancelJob.js';
-import { getJob } from '../../queue/getJob.js';
+import type { WriteJob } from '../../queue/types.js';
 import { jobIdArgument } from './retry.js';
-import type { JobState } from '../../queue/types.js';
-
-const WHY_NOT: Record<Exclude<JobState, 'cancelled'>, string> = {
-  queued: 'it changed state while being cancelled; try again',
-  running: 'it is being sent right now',
-  succeeded: 'it has already been applied',
-  dead: 'it will not be sent again anyway',
-  unknown: 'it may already have been applied; it stays for a person to check',
-};
 
 function cancelUsage(): string {
-  return ['Usage: loyalty-sync queue cancel ID', '', 'Cancels a queued job so it is never sent. Only queued jobs can be cancelled.', '', 'Options:', '  --help   show this help', ''].join('\n');
+  return [
+    'Usage: loyalty-sync queue cancel ID',
+    '',
+    'Cancels a job so it is never sent:',
+    '  queued    stopped before it goes out;',
+    '  dead      cleared: "status --check" and the LoyaltyDeadJobs alert no longer count it;',
+    '  unknown   it may already have been applied, so check the customer, order or review in the loyalty',
+    '            program first; cancelling stops it being sent or looked up again and clears it the same way.',
+    'A running or succeeded job cannot be cancelled. A cancelled job keeps its key, so queueing or importing',
+    'the same write again adds nothing; "queue retry ID" sends a dead or unknown job again instead.',
+    '',
+    'Options:',
+    '  --help   show this help',
+    '',
+  ].join('\n');
 }
 
 export async function cancelCommand(argv: string[], ctx: CommandContext): Promise<number> {
@@ -27,16 +32,40 @@ export async function cancelCommand(argv: string[], ctx: CommandContext): Promis
   const id = jobIdArgument('queue cancel', positionals);
   const db = openMirror(ctx);
   try {
-    const job = cancelJob(db, id, new Date());
-    if (job === undefined) {
-      const existing = getJob(db, id);
-      if (existing === undefined) throw new UsageError(`There is no job ${id}; see "loyalty-sync queue list".`);
-      if (existing.state === 'cancelled') throw new UsageError(`Job ${id} is already cancelled.`);
-      throw new UsageError(`Job ${id} is ${existing.state}, so it cannot be cancelled: ${WHY_NOT[existing.state]}.`);
-    }
-    ctx.stdout.write(`job ${id} cancelled\n`);
+    const result = cancelJob(db, id, new Date());
+    if (result === undefined) throw new UsageError(`There is no job ${id}; see "loyalty-sync queue list".`);
+    if (!result.cancelled) throw new UsageError(whyNot(result.before));
+    ctx.stdout.write(`job ${id} cancelled${whatItCleared(result.before)}\n`);
     return 0;
   } finally {
     db.close();
+  }
+}
+
+function whatItCleared(before: WriteJob): string {
+  switch (before.state) {
+    case 'dead':
+      return ` (it was dead${lastAnswer(before)}); it will not be sent, and status --check no longer counts it`;
+    case 'unknown':
+      return ` (it was unknown${lastAnswer(before)}: it may have been applied, as checked by hand); it will not be sent or looked up again, and status --check no longer counts it`;
+    default:
+      return '';
+  }
+}
+
+function lastAnswer(job: WriteJob): string {
+  const answer = [job.lastStatus, job.lastError].filter((part) => part !== null).join(' ');
+  return answer === '' ? '' : `: ${answer}`;
+}
+
+function whyNot(job: WriteJob): string {
+  switch (job.state) {
+    case 'cancelled':
+      return `Job ${job.id} is already cancelled.`;
+    case 'succeeded':
+      return `Job ${job.id} has already succeeded (the API applied it), so it cannot be cancelled; undo it with a new write (for points, queue add-points with the opposite amount).`;
+    default:
+      // The only state left: cancellable ones were cancelled in the same transaction that read them.
+      return `Job ${job.id} is being sent right now, so it cannot be cancelled; see how it ended with "loyalty-sync queue list".`;
   }
 }
