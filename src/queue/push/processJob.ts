@@ -35,7 +35,7 @@ export class CredentialError extends Error {
   override readonly name = 'CredentialError';
 }
 
-/** What the API's answer proved about a job: it was applied (a 2xx, or the order found), or it was not (a 429, never sent). */
+/** What the API's answer proved about a job: it was applied (a 2xx, or the order found), or it was not (a 429, a 4xx, never sent). */
 type KnownOutcome = { applied: true; status: number | null; response: string } | { applied: false };
 
 /**
@@ -49,7 +49,8 @@ export async function processJob(deps: PushDeps, job: WriteJob): Promise<JobOutc
   try {
     return await sendAndRecord(deps, job, logger, answer);
   } catch (error) {
-    if (answer.known !== undefined) recordKnownOutcome(deps, job, answer.known, error, logger);
+    // A refused credential is no local failure: handleFailure has already put the job back.
+    if (answer.known !== undefined && !(error instanceof CredentialError)) recordKnownOutcome(deps, job, answer.known, error, logger);
     throw error;
   }
 }
@@ -72,7 +73,8 @@ async function sendAndRecord(deps: PushDeps, job: WriteJob, logger: Logger, answ
     return 'succeeded';
   } catch (error) {
     if (!(error instanceof ApiError)) throw error;
-    if (leftUntouched(error)) answer.known = { applied: false };
+    // A 4xx refused the write as surely as a 429 deferred it; a 5xx or a lost answer to a POST proves nothing.
+    if (leftUntouched(error) || error.kind === 'permanent') answer.known = { applied: false };
     return handleFailure(deps, job, error, logger);
   }
 }
