@@ -5,7 +5,7 @@
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
-const DEFAULT = ['simulator', 'sync', 'push', 'export', 'publish', 'unreachable', 'metrics', 'verify'];
+const DEFAULT = ['simulator', 'sync', 'push', 'export', 'publish', 'unreachable', 'hostile', 'metrics', 'verify'];
 const ALL = [...DEFAULT, 'soak'];
 const chosen = process.env.BENCH ? process.env.BENCH.split(',').map((name) => name.trim()) : DEFAULT;
 const unknown = chosen.filter((name) => !ALL.includes(name));

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import cron from 'node-cron';
+import { MAX_TIMER_MS } from './api/maxTimer.js';
 import { parseExportTarget } from './export/target.js';
 import { parseListenAddress } from './metrics/listenAddress.js';
 
@@ -167,10 +168,11 @@ function validate(config: Config): void {
   positive('api.requestsPerSecond', config.api.requestsPerSecond);
   integer('api.burst', config.api.burst, 1);
   integer('api.slowdownAfter429Ms', config.api.slowdownAfter429Ms, 0);
-  integer('api.requestTimeoutMs', config.api.requestTimeoutMs, 1);
+  integer('api.requestTimeoutMs', config.api.requestTimeoutMs, 1, MAX_TIMER_MS);
   integer('api.retry.attempts', config.api.retry.attempts, 0, 100);
   integer('api.retry.minDelayMs', config.api.retry.minDelayMs, 0);
-  integer('api.retry.maxDelayMs', config.api.retry.maxDelayMs, config.api.retry.minDelayMs);
+  // A timer holds at most MAX_TIMER_MS; a longer one would fire after 1 ms.
+  integer('api.retry.maxDelayMs', config.api.retry.maxDelayMs, config.api.retry.minDelayMs, MAX_TIMER_MS);
   integer('api.retry.maxElapsedMs', config.api.retry.maxElapsedMs, 0);
   nonEmpty('db.path', config.db.path);
   oneOfEach('sync.streams', config.sync.streams, STREAM_NAMES);
@@ -181,7 +183,7 @@ function validate(config: Config): void {
   integer('push.concurrency', config.push.concurrency, 1, 64);
   integer('push.maxAttempts', config.push.maxAttempts, 1);
   integer('push.backoffBaseMs', config.push.backoffBaseMs, 0);
-  integer('push.backoffMaxMs', config.push.backoffMaxMs, config.push.backoffBaseMs);
+  integer('push.backoffMaxMs', config.push.backoffMaxMs, config.push.backoffBaseMs, MAX_TIMER_MS);
   nonEmpty('export.dir', config.export.dir);
   oneOfEach('export.formats', config.export.formats, EXPORT_FORMATS);
   if (config.export.formats.length === 0) throw new ConfigError('Config key "export.formats" is empty; expected at least one of csv, parquet.');

@@ -4,7 +4,7 @@ import type { OpsFacts } from '../metrics/facts.js';
 import { ApiError, describeError, isIdempotent, kindAfterSending, kindOfStatus, parseErrorBody } from './errors.js';
 import { HttpTransport, type HttpRequest, type HttpResponse, type QueryValue } from './http.js';
 import { RateLimiter } from './rateLimiter.js';
-import { parseRetryAfter, withRetry, type RetryPolicy } from './retry.js';
+import { limiterPauseMs, parseRetryAfter, withRetry, type RetryPolicy } from './retry.js';
 import type {
   Activity,
   AddPointsBody,
@@ -313,7 +313,7 @@ export class ApiClient {
     const retryAfterMs = status === 429 || status === 503 ? parseRetryAfter(response.headers['retry-after']) : undefined;
     if (status === 429) {
       this.stats.rateLimited++;
-      this.#limiter.note429(retryAfterMs);
+      this.#limiter.note429(limiterPauseMs(retryAfterMs, this.#retry));
     }
     // A 5xx says nothing about whether a write was applied (a gateway may answer 502/504 after the
     // app committed it): for a non-idempotent POST (points, claims, orders) it is an unclear failure.

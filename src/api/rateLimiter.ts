@@ -1,3 +1,5 @@
+import { MAX_TIMER_MS } from './maxTimer.js';
+
 const SECOND = 1000;
 /**
  * Share of the rate kept during the slowdown after a 429. A gentle cut: one stray 429 (a burst
@@ -68,13 +70,17 @@ export class RateLimiter {
     });
   }
 
-  /** Records a 429: no request leaves before `retryAfterMs`, and the rate is reduced for a while. */
+  /**
+   * Records a 429: no request leaves before `retryAfterMs`, and the rate is reduced for a while. The
+   * caller caps the pause (`limiterPauseMs`): this one is honoured whatever its length, without polling.
+   */
   note429(retryAfterMs?: number): void {
+    const pauseMs = retryAfterMs !== undefined && Number.isFinite(retryAfterMs) && retryAfterMs > 0 ? retryAfterMs : 0;
     const now = performance.now();
     this.#refill(now);
     this.#tokens = 0;
-    this.#slowUntil = now + (retryAfterMs ?? 0) + this.#slowdownMs;
-    if (retryAfterMs !== undefined && retryAfterMs > 0) this.#blockedUntil = Math.max(this.#blockedUntil, now + retryAfterMs);
+    this.#slowUntil = now + pauseMs + this.#slowdownMs;
+    if (pauseMs > 0) this.#blockedUntil = Math.max(this.#blockedUntil, now + pauseMs);
     this.#pump();
   }
 
@@ -104,7 +110,9 @@ export class RateLimiter {
     if (this.#queue.length === 0) return;
     const untilUnblocked = this.#blockedUntil - now;
     const untilToken = ((1 - this.#tokens) * SECOND) / this.#currentRate(now);
-    // The timer keeps the process alive on purpose: a waiting request is work in progress.
-    this.#timer = setTimeout(() => this.#pump(), Math.max(1, Math.ceil(Math.max(untilUnblocked, untilToken))));
+    // The timer keeps the process alive on purpose: a waiting request is work in progress. A wait
+    // longer than a timer can hold takes several timers, each as long as one can be.
+    const waitMs = Math.min(MAX_TIMER_MS, Math.max(1, Math.ceil(Math.max(untilUnblocked, untilToken))));
+    this.#timer = setTimeout(() => this.#pump(), waitMs);
   }
 }

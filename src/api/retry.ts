@@ -2,6 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import pRetry from 'p-retry';
 import type { Logger } from '../log.js';
 import { ApiError, describeError, isRetryable, isUnreachable } from './errors.js';
+import { MAX_TIMER_MS } from './maxTimer.js';
 
 export interface RetryPolicy {
   /** Retries after the first attempt (0: try once). */
@@ -27,14 +28,17 @@ export interface RetryOptions {
 
 /**
  * Runs `attempt` until it succeeds or fails with an error `isRetryable` refuses. Between
- * attempts it waits for Retry-After when the API sent one, else exponential backoff with full
- * jitter. p-retry's own delay cannot honour Retry-After, so its delay is zero and the wait
- * happens in `shouldRetry`, which also refuses a wait that would overrun `maxElapsedMs`.
+ * attempts it waits for Retry-After when the API sent one (at most maxDelayMs), else exponential
+ * backoff with full jitter. p-retry's own delay cannot honour Retry-After, so its delay is zero and
+ * the wait happens in `shouldRetry`, which also refuses a wait that would overrun `maxElapsedMs`.
+ * An API whose Retry-After asks for more than the budget has left is not waited for at all: the
+ * call fails at once with an error naming that Retry-After.
  */
 export function withRetry<T>(attempt: (attemptNumber: number) => Promise<T>, options: RetryOptions): Promise<T> {
   const { policy, logger, signal } = options;
   const started = performance.now();
-  return pRetry(attempt, {
+  let askedTooMuch: { error: ApiError; leftMs: number } | undefined;
+  const retried = pRetry(attempt, {
     retries: policy.attempts,
     minTimeout: 0,
     maxTimeout: 0,
@@ -42,9 +46,14 @@ export function withRetry<T>(attempt: (attemptNumber: number) => Promise<T>, opt
     async shouldRetry({ error, attemptNumber }) {
       if (!isRetryable(error) || signal?.aborted) return false;
       const apiError = error as ApiError;
-      const delayMs = retryDelayMs(apiError, attemptNumber, policy);
       const budgetMs = isUnreachable(apiError) ? Math.min(policy.maxElapsedMs, UNREACHABLE_RETRY_BUDGET_MS) : policy.maxElapsedMs;
-      if (performance.now() - started + delayMs > budgetMs) return false;
+      const leftMs = budgetMs - (performance.now() - started);
+      if (apiError.retryAfterMs !== undefined && apiError.retryAfterMs > leftMs) {
+        askedTooMuch = { error: apiError, leftMs };
+        return false;
+      }
+      const delayMs = retryDelayMs(apiError, attemptNumber, policy);
+      if (delayMs > leftMs) return false;
       logger.warn(
         { method: apiError.method, path: apiError.path, status: apiError.status, code: apiError.code, attempt: attemptNumber, delayMs },
         `retrying after: ${describeError(apiError)}`,
@@ -58,20 +67,80 @@ export function withRetry<T>(attempt: (attemptNumber: number) => Promise<T>, opt
       }
     },
   });
+  return retried.catch((error: unknown) => {
+    if (askedTooMuch === undefined || error !== askedTooMuch.error) throw error;
+    throw retryAfterBeyondBudget(askedTooMuch.error, askedTooMuch.leftMs);
+  });
 }
 
-/** Retry-After when given; otherwise a random delay in [min, min·2^attempt], capped at maxDelayMs. */
+/**
+ * The failure of a call whose API asked, through Retry-After, for a longer wait than its retry budget
+ * has left. It stays retryable: a later run may find the API willing again.
+ */
+function retryAfterBeyondBudget(error: ApiError, leftMs: number): ApiError {
+  const asked = seconds(error.retryAfterMs ?? 0);
+  const left = seconds(Math.max(0, leftMs));
+  return new ApiError({
+    kind: 'retryable',
+    method: error.method,
+    path: error.path,
+    status: error.status,
+    code: error.code,
+    apiMessage: error.apiMessage,
+    retryAfterMs: error.retryAfterMs,
+    reason: `the API's Retry-After asks for a wait of ${asked} s, longer than the ${left} s left of the retry budget (api.retry.maxElapsedMs)`,
+    cause: error,
+  });
+}
+
+function seconds(ms: number): string {
+  return String(Math.ceil(ms / 1000));
+}
+
+/** Retry-After when given, at most maxDelayMs; otherwise a random delay in [min, min·2^attempt], capped at maxDelayMs. */
 export function retryDelayMs(error: ApiError, attemptNumber: number, policy: RetryPolicy): number {
-  if (error.retryAfterMs !== undefined) return error.retryAfterMs;
+  if (error.retryAfterMs !== undefined) return honouredRetryAfterMs(error.retryAfterMs, policy);
   const ceiling = Math.min(policy.maxDelayMs, policy.minDelayMs * 2 ** attemptNumber);
   return Math.round(policy.minDelayMs + Math.random() * Math.max(0, ceiling - policy.minDelayMs));
 }
 
-/** Retry-After is either delay-seconds or an HTTP date (RFC 9110, 10.2.3). */
+/**
+ * The wait given to a Retry-After: at most maxDelayMs (and never past what a timer can hold). A
+ * gateway's `Retry-After: 315360000` must not park a worker for ten years.
+ */
+export function honouredRetryAfterMs(retryAfterMs: number, policy: Pick<RetryPolicy, 'maxDelayMs'>): number {
+  return Math.max(0, Math.min(retryAfterMs, policy.maxDelayMs, MAX_TIMER_MS));
+}
+
+/**
+ * How long the process-wide limiter pauses every request after a 429: the honoured Retry-After,
+ * but nothing when the API asks for more than a whole retry budget. Every caller that hears such an
+ * answer gives up rather than waits, and pausing the rest of the process for it would only hold up
+ * calls to endpoints that may well answer.
+ */
+export function limiterPauseMs(retryAfterMs: number | undefined, policy: Pick<RetryPolicy, 'maxDelayMs' | 'maxElapsedMs'>): number | undefined {
+  if (retryAfterMs === undefined) return undefined;
+  return retryAfterMs > policy.maxElapsedMs ? 0 : honouredRetryAfterMs(retryAfterMs, policy);
+}
+
+const DELAY_SECONDS = /^\s*\d+(\.\d+)?\s*$/;
+/** The three HTTP-date forms a recipient must accept (RFC 9110, 5.6.7): IMF-fixdate, RFC 850, asctime. */
+const HTTP_DATES = [
+  /^[A-Z][a-z]{2}, \d{2} [A-Z][a-z]{2} \d{4} \d{2}:\d{2}:\d{2} GMT$/,
+  /^[A-Z][a-z]+, \d{2}-[A-Z][a-z]{2}-\d{2} \d{2}:\d{2}:\d{2} GMT$/,
+  /^[A-Z][a-z]{2} [A-Z][a-z]{2} [ \d]\d \d{2}:\d{2}:\d{2} \d{4}$/,
+];
+
+/**
+ * Retry-After is either delay-seconds or an HTTP date (RFC 9110, 10.2.3), as milliseconds from now.
+ * Anything else (a negative number, garbage) is no Retry-After at all. A number too large to mean
+ * anything still comes back finite, so that the waits derived from it stay numbers.
+ */
 export function parseRetryAfter(value: string | string[] | undefined, now = Date.now()): number | undefined {
-  const text = Array.isArray(value) ? value[0] : value;
-  if (text === undefined || text.trim() === '') return undefined;
-  if (/^\s*\d+(\.\d+)?\s*$/.test(text)) return Math.round(Number(text) * 1000);
+  const text = (Array.isArray(value) ? value[0] : value)?.trim();
+  if (text === undefined || text === '') return undefined;
+  if (DELAY_SECONDS.test(text)) return Math.min(Math.round(Number(text) * 1000), Number.MAX_SAFE_INTEGER);
+  if (!HTTP_DATES.some((form) => form.test(text))) return undefined;
   const date = Date.parse(text);
-  return Number.isNaN(date) ? undefined : Math.max(0, date - now);
+  return Number.isNaN(date) ? undefined : Math.min(Math.max(0, date - now), Number.MAX_SAFE_INTEGER);
 }

@@ -43,7 +43,8 @@ describe('retryable failures are retried and the call returns the data', () => {
         json(200, ORDERS_PAGE)(req, res, body);
       },
     ]);
-    const client = testClient(server.url, KEY);
+    // Retry-After is honoured up to maxDelayMs: 1 s, as under the default 30 s (the test client's is 10 ms).
+    const client = testClient(server.url, KEY, { retry: { attempts: 8, minDelayMs: 1, maxDelayMs: 1000, maxElapsedMs: 60_000 } });
     expect((await client.fetchPage('orders', {})).items).toHaveLength(1);
     expect(times[1] - times[0]).toBeGreaterThanOrEqual(950);
     await client.close();

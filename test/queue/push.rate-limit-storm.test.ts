@@ -5,7 +5,8 @@ import { pushUntilSettled, queue, startHarness, usableCustomers, type Harness } 
 
 let h: Harness;
 beforeEach(async () => {
-  h = await startHarness({ sim: { size: 'tiny' } });
+  // Retry-After is honoured up to api.retry.maxDelayMs, so the cap leaves room for the simulator's 1 s, as the default 30 s does.
+  h = await startHarness({ sim: { size: 'tiny' }, api: { retry: { attempts: 10, minDelayMs: 2, maxDelayMs: 1000, maxElapsedMs: 30_000 } } });
 });
 afterEach(() => h.close());
 

@@ -1,5 +1,6 @@
 import { ApiError, describeError, isUnreachable, leftUntouched } from '../../api/errors.js';
 import type { ApiClient } from '../../api/client.js';
+import { honouredRetryAfterMs } from '../../api/retry.js';
 import type { Config } from '../../config.js';
 import type { Db } from '../../db/open.js';
 import type { Logger } from '../../log.js';
@@ -34,25 +35,63 @@ export class CredentialError extends Error {
   override readonly name = 'CredentialError';
 }
 
-/** Sends one job claimed by this worker and records its outcome. */
+/** What the API's answer proved about a job: it was applied (a 2xx, or the order found), or it was not (a 429, a 4xx, never sent). */
+type KnownOutcome = { applied: true; status: number | null; response: string } | { applied: false };
+
+/**
+ * Sends one job claimed by this worker and records its outcome. A local failure once the answer is
+ * known (the database, a bug) must not leave the job `running`: the next push would take it for a
+ * write whose fate is unknown. The answer is then recorded in its simplest form before the failure goes on.
+ */
 export async function processJob(deps: PushDeps, job: WriteJob): Promise<JobOutcome> {
   const logger = deps.logger.child({ jobId: job.id, kind: job.kind });
+  const answer: { known?: KnownOutcome } = {};
+  try {
+    return await sendAndRecord(deps, job, logger, answer);
+  } catch (error) {
+    // A refused credential is no local failure: handleFailure has already put the job back.
+    if (answer.known !== undefined && !(error instanceof CredentialError)) recordKnownOutcome(deps, job, answer.known, error, logger);
+    throw error;
+  }
+}
+
+async function sendAndRecord(deps: PushDeps, job: WriteJob, logger: Logger, answer: { known?: KnownOutcome }): Promise<JobOutcome> {
   try {
     if (job.kind === 'create_order' && job.inDoubt) {
       // An earlier attempt may have created it: look before sending again.
       const order = await deps.client.getOrder(String(job.payload.merchant_id), { retry: false });
       if (order !== null) {
-        completeJob(deps.db, { id: job.id, workerId: deps.workerId, status: null, response: JSON.stringify({ found_by_lookup: order }), now: deps.now() });
+        answer.known = { applied: true, status: null, response: JSON.stringify({ found_by_lookup: order }) };
+        completeJob(deps.db, { id: job.id, workerId: deps.workerId, ...answer.known, now: deps.now() });
         logger.info('order found by merchant_id after an unclear attempt; not sent again');
         return 'reconciled';
       }
     }
     const result = await sendJob(deps.client, job);
-    completeJob(deps.db, { id: job.id, workerId: deps.workerId, status: result.status, response: result.response, now: deps.now() });
+    answer.known = { applied: true, ...result };
+    completeJob(deps.db, { id: job.id, workerId: deps.workerId, ...result, now: deps.now() });
     return 'succeeded';
   } catch (error) {
     if (!(error instanceof ApiError)) throw error;
+    // A 4xx refused the write as surely as a 429 deferred it; a 5xx or a lost answer to a POST proves nothing.
+    if (leftUntouched(error) || error.kind === 'permanent') answer.known = { applied: false };
     return handleFailure(deps, job, error, logger);
+  }
+}
+
+/**
+ * After a local failure: succeeded for a write the API applied, back to the queue (no attempt counted)
+ * for one it did not. A no-op when the outcome was already recorded; if this fails too, the job stays
+ * `running` and the next push handles it as an unclear failure.
+ */
+function recordKnownOutcome(deps: PushDeps, job: WriteJob, known: KnownOutcome, failure: unknown, logger: Logger): void {
+  logger.error({ err: failure }, 'recording the outcome of the job failed; recording it again without its details');
+  try {
+    const now = deps.now();
+    if (known.applied) completeJob(deps.db, { id: job.id, workerId: deps.workerId, status: known.status, response: known.response, now });
+    else releaseJob(deps.db, { id: job.id, workerId: deps.workerId, now });
+  } catch (error) {
+    logger.error({ err: error }, 'the job could not be recorded; the next push handles it as an unclear failure');
   }
 }
 
@@ -86,8 +125,11 @@ async function handleFailure(deps: PushDeps, job: WriteJob, error: ApiError, log
     logger.warn({ attempts: job.attempts }, `dead after ${job.attempts} attempts: ${failure.message}`);
     return 'dead';
   }
-  // At least a millisecond on: a job retried is due after the push that failed it began, so it waits for the next push.
-  const retryAt = new Date(now.getTime() + Math.max(1, backoffMs(job.attempts, deps.config.push, error.retryAfterMs)));
+  // A Retry-After is honoured up to api.retry.maxDelayMs, like the client's own retries: a gateway asking
+  // for ten years must not park the job (nor overflow the date). At least a millisecond on: a job retried
+  // is due after the push that failed it began, so it waits for the next push.
+  const retryAfterMs = error.retryAfterMs === undefined ? undefined : honouredRetryAfterMs(error.retryAfterMs, deps.config.api.retry);
+  const retryAt = new Date(now.getTime() + Math.max(1, backoffMs(job.attempts, deps.config.push, retryAfterMs)));
   failJob(deps.db, { ...failure, retryAt, inDoubt: ambiguous, untouched, now });
   logger.debug({ attempts: job.attempts, retryAt: retryAt.toISOString() }, `will retry: ${failure.message}`);
   return 'retried';
