@@ -1,7 +1,9 @@
 import { mkdirSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { loadConfig } from '../config.js';
 import type { Db } from '../db/open.js';
+import { LATEST_MANIFEST, MANIFEST_DIR } from '../export/layout.js';
+import { readManifest } from '../export/manifest.js';
 import { createLogger } from '../log.js';
 import { deriveKey, enqueueJob, validatePayload, type JobKind } from '../queue/index.js';
 import { runJob, type JobOutcome } from '../runtime/jobs.js';
@@ -83,7 +85,9 @@ export async function demoCommand(argv: string[], ctx: CommandContext): Promise<
     out('');
     out('try:');
     out(`  sqlite3 ${config.db.path} "SELECT tier_name, count(*), sum(points_approved) FROM customers GROUP BY 1 ORDER BY 2 DESC"`);
-    out(`  duckdb -c "SELECT date_trunc('day', created_at) AS day, sum(points_approved) FROM '${config.export.dir}/transactions/*/*.parquet' GROUP BY 1 ORDER BY 1 DESC LIMIT 7"`);
+    // One run's file, never a glob over dt=*: every retained run holds every row again, and CSV shares the folder.
+    const transactions = await completeRunFile(config.export.dir, 'transactions', 'parquet');
+    if (transactions !== null) out(`  duckdb -c "SELECT date_trunc('day', created_at) AS day, sum(points_approved) FROM '${transactions}' GROUP BY 1 ORDER BY 1 DESC LIMIT 7"`);
     out(`  npx loyalty-sync status   (with LOYALTY_DB=${config.db.path})`);
     if (writer !== undefined) {
       out('');
@@ -94,6 +98,13 @@ export async function demoCommand(argv: string[], ctx: CommandContext): Promise<
   } finally {
     await sim.close();
   }
+}
+
+/** The file of `table` in `format` that manifests/latest.json (the newest complete run) lists; null when there is none. */
+async function completeRunFile(exportDir: string, table: string, format: string): Promise<string | null> {
+  const manifest = await readManifest(join(exportDir, MANIFEST_DIR, LATEST_MANIFEST)).catch(() => null);
+  const file = manifest?.files.find((entry) => entry.table === table && entry.format === format);
+  return file === undefined ? null : join(exportDir, file.path);
 }
 
 /** A few writes a user of the queue would make, keyed so that a second demo run queues nothing twice. */

@@ -11,12 +11,14 @@ const USAGE = `Usage: loyalty-sync export [--format csv,parquet] [--table NAME].
 
 Write one consistent snapshot of the mirror: every file is read inside one SQLite read
 transaction, written under a temporary name and renamed into place, and the manifest
-(EXPORT_DIR/manifests/RUNID.json, and latest.json) is written last.
+(EXPORT_DIR/manifests/RUNID.json) is written last, then copied to the pointer of its kind:
+manifests/latest.json for a complete run (every stream table, every row), latest-partial.json
+for a run of some tables (--table), latest-changes.json for a run of changes (--since-last).
 
 With a target (--to, or config export.url / LOYALTY_EXPORT_URL), the run is also published to
 S3-compatible object storage with the same layout under PREFIX: every data file is uploaded and
-confirmed first, then manifests/RUNID.json, then manifests/latest.json, so a loader that starts
-from a manifest never sees a partial run. Leftovers of failed runs are removed by the next export;
+confirmed first, then manifests/RUNID.json, then the pointer, so a loader that starts from a
+manifest never sees a partial run. Leftovers of failed runs are removed by the next export;
 export.retainRuns applies in the bucket too. Credentials come only from the AWS provider chain
 (AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY, AWS_PROFILE, web identity, container or instance role);
 the endpoint from export.s3.endpoint, AWS_ENDPOINT_URL_S3 or AWS_ENDPOINT_URL.

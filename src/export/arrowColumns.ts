@@ -1,4 +1,4 @@
-import { Bool, Decimal, Int64, TimestampMicrosecond, Utf8, makeData, type Data, type DataType } from 'apache-arrow';
+import { Bool, Decimal, Int64, TimestampMicrosecond, Uint8, Utf8, makeData, type Data, type DataType } from 'apache-arrow';
 import { fitsMoneyDecimal, MONEY_PRECISION, MONEY_SCALE, toUnscaled } from './decimal.js';
 import type { ExportColumn } from './schema.js';
 import type { ColumnPiece, JsonCell } from './columnBatches.js';
@@ -138,7 +138,19 @@ function boolData(type: Bool, values: readonly JsonCell[]): BuiltColumn {
     validity.set(i);
     if (value !== 0 && value !== '0') bits[i >> 3] |= 1 << (i & 7);
   }
+  if (length > 0 && validity.nulls === length) return { data: allNullBoolData(length, validity.bits), invalid: 0 };
   return { data: makeData({ type, length, nullCount: validity.nulls, nullBitmap: validity.bits, data: bits }), invalid: 0 };
+}
+
+/**
+ * A boolean column whose every value in the batch is NULL (an optional field no row has). Arrow JS
+ * writes such a column with an empty values buffer, which the encoder's Arrow reader (arrow-rs)
+ * rejects, so the export failed with "Dyn casting error". Handed over as bytes instead, the IPC
+ * message carries a values buffer of `length` zero bytes under the schema's Bool field: a valid
+ * Bool layout (a bitmap needs length / 8 bytes), so the Parquet column stays BOOLEAN, all NULL.
+ */
+function allNullBoolData(length: number, nullBitmap: Uint8Array): Data {
+  return makeData({ type: new Uint8(), length, nullCount: length, nullBitmap, data: new Uint8Array(length) });
 }
 
 /** Decimal128: four little-endian 32-bit words per value, the unscaled integer in two's complement. */

@@ -6,11 +6,26 @@ import type { ExportTable } from './schema.js';
 /**
  * Where every export file lives, relative to the export root:
  *   TABLE/dt=YYYY-MM-DD/TABLE-RUNID.csv|.parquet   data, partitioned by the run's UTC date
- *   manifests/RUNID.json, manifests/latest.json    one manifest per run, and the newest complete one
+ *   manifests/RUNID.json                            one manifest per run
+ *   manifests/latest.json                           a copy of the newest complete run's manifest
+ *   manifests/latest-partial.json                   … of the newest full run of only some tables (`--table`)
+ *   manifests/latest-changes.json                   … of the newest run of changes only (`--since-last`)
  * A file being written carries a `.tmp-` prefix in the same folder, so its rename into place is atomic.
  */
 export const MANIFEST_DIR = 'manifests';
+/** Names the newest complete run: every row of every stream table, a whole state a loader can replace its copy with. */
 export const LATEST_MANIFEST = 'latest.json';
+export const LATEST_PARTIAL_MANIFEST = 'latest-partial.json';
+export const LATEST_CHANGES_MANIFEST = 'latest-changes.json';
+/** Every pointer file: retention keeps the runs they name, so a pointer never names deleted files. */
+export const POINTER_MANIFESTS = [LATEST_MANIFEST, LATEST_PARTIAL_MANIFEST, LATEST_CHANGES_MANIFEST] as const;
+export type PointerManifest = (typeof POINTER_MANIFESTS)[number];
+
+/** The pointer a run's manifest is copied to: a run of changes, a complete run, or a full run of some tables. */
+export function pointerOf(run: { kind: 'full' | 'since_last'; complete: boolean }): PointerManifest {
+  if (run.kind === 'since_last') return LATEST_CHANGES_MANIFEST;
+  return run.complete ? LATEST_MANIFEST : LATEST_PARTIAL_MANIFEST;
+}
 export const TMP_PREFIX = '.tmp-';
 
 /** Sortable, UTC, unique enough for runs started in the same second: 20261122T201500Z-ab12. */
@@ -56,7 +71,7 @@ export function parseDataFilePath(relative: string, tables: readonly string[]): 
   return runId === null ? null : { table: match[1], runId };
 }
 
-/** `manifests/RUNID.json` → RUNID, or null (latest.json and anything else). */
+/** `manifests/RUNID.json` → RUNID, or null (the latest*.json pointers and anything else). */
 export function runIdOfManifestPath(relative: string): string | null {
   const match = /^manifests\/([^/]+)\.json$/.exec(relative);
   return match !== null && RUN_ID_PATTERN.test(match[1]) ? match[1] : null;

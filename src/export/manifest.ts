@@ -1,10 +1,10 @@
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { ExportFormat } from '../config.js';
+import { STREAM_NAMES, type ExportFormat } from '../config.js';
 import type { DriftEntry } from '../drift/index.js';
 import type { ColumnType } from '../streams/index.js';
 import { DIR_MODE, FILE_MODE } from './fileSink.js';
-import { LATEST_MANIFEST, MANIFEST_DIR, tmpPathFor } from './layout.js';
+import { MANIFEST_DIR, pointerOf, tmpPathFor } from './layout.js';
 import type { ExportTable } from './schema.js';
 
 export const MANIFEST_VERSION = 1;
@@ -39,6 +39,11 @@ export interface Manifest {
   runId: string;
   /** since_last only when a previous successful export existed; otherwise a requested since_last ran full. */
   kind: 'full' | 'since_last';
+  /**
+   * True when the run holds every row of every stream table (a full run of all five): the whole state,
+   * which manifests/latest.json names. False for a run of some tables (`--table`) or of changes only.
+   */
+  complete: boolean;
   requestedKind: 'full' | 'since_last';
   previousRunId: string | null;
   createdAt: string;
@@ -62,13 +67,21 @@ export interface Manifest {
   schemaDrift: Record<string, DriftEntry[]>;
 }
 
-/** Writes manifests/RUNID.json, then latest.json as a copy, each by atomic rename; returns the manifest's relative path. */
+/** Whether a run of this kind over these tables is complete: full, and every stream table in it. */
+export function isCompleteRun(kind: Manifest['kind'], tables: readonly string[]): boolean {
+  return kind === 'full' && STREAM_NAMES.every((stream) => tables.includes(stream));
+}
+
+/**
+ * Writes manifests/RUNID.json, then a copy as the pointer of its kind (latest.json for a complete
+ * run, see pointerOf), each by atomic rename; returns the manifest's relative path.
+ */
 export async function writeManifest(root: string, manifest: Manifest): Promise<string> {
   const relative = `${MANIFEST_DIR}/${manifest.runId}.json`;
   const text = manifestText(manifest);
   await mkdir(join(root, MANIFEST_DIR), { recursive: true, mode: DIR_MODE });
   await writeAtomically(root, relative, text);
-  await writeAtomically(root, `${MANIFEST_DIR}/${LATEST_MANIFEST}`, text);
+  await writeAtomically(root, `${MANIFEST_DIR}/${pointerOf(manifest)}`, text);
   return relative;
 }
 

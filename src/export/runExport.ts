@@ -9,7 +9,7 @@ import { baselines, completeRun, failRun, insertRun, settleAbandonedRuns, type T
 import { DIR_MODE, publish } from './fileSink.js';
 import { newRunId, partitionDate } from './layout.js';
 import { isProcessAlive, removeLeftovers } from './leftovers.js';
-import { MANIFEST_VERSION, writeManifest, type Manifest, type ManifestFile } from './manifest.js';
+import { isCompleteRun, MANIFEST_VERSION, writeManifest, type Manifest, type ManifestFile } from './manifest.js';
 import type { BucketPublisher } from './bucket/publisher.js';
 import { completePublication, failPublication, startPublication } from './publications.js';
 import { applyRetention } from './retention.js';
@@ -133,6 +133,7 @@ export async function runExport(options: ExportOptions): Promise<ExportReport> {
       manifestVersion: MANIFEST_VERSION,
       runId,
       kind,
+      complete: isCompleteRun(kind, tables),
       requestedKind,
       previousRunId,
       createdAt: now.toISOString(),

@@ -34,7 +34,7 @@ describe('the manifest of a run', () => {
   it('names the run, its kind, the tool, the snapshot watermarks and the column types', () => {
     expect(manifest.runId).toMatch(/^20261122T201500Z-[0-9a-f]{4}$/);
     expect(report.manifestPath).toBe(join(config.export.dir, 'manifests', `${manifest.runId}.json`));
-    expect(manifest).toMatchObject({ kind: 'full', requestedKind: 'full', previousRunId: null, tool: 'loyalty-sync 0.1.0', program: null, createdAt: '2026-11-22T20:15:00.000Z' });
+    expect(manifest).toMatchObject({ kind: 'full', complete: true, requestedKind: 'full', previousRunId: null, tool: 'loyalty-sync 0.1.0', program: null, createdAt: '2026-11-22T20:15:00.000Z' });
     expect(manifest.snapshot.watermarks).toEqual({ customers: '2026-02-28T10:00:00Z', transactions: '4711' });
     const orders = manifest.files.find((file) => file.table === 'orders' && file.format === 'parquet')!;
     expect(orders.columns.find((column) => column.name === 'total')).toEqual({ name: 'total', type: 'decimal', parquet: { physical: 'INT64', logical: 'DECIMAL(18,2)' } });

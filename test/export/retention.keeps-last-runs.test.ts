@@ -21,11 +21,11 @@ describe('retention', () => {
 
   it('keeps the newest runs, with their files, and removes older runs and their empty partitions', () => {
     const manifests = readdirSync(join(config.export.dir, 'manifests')).sort();
-    expect(manifests).toEqual([`${reports[2].runId}.json`, `${reports[3].runId}.json`, 'latest.json'].sort());
+    expect(manifests).toEqual([`${reports[2].runId}.json`, `${reports[3].runId}.json`, 'latest-partial.json'].sort());
     for (const report of reports.slice(2)) for (const file of report.files) expect(existsSync(join(config.export.dir, file.path))).toBe(true);
     for (const report of reports.slice(0, 2)) for (const file of report.files) expect(existsSync(join(config.export.dir, file.path))).toBe(false);
     expect(readdirSync(join(config.export.dir, 'customers')).sort()).toEqual(['dt=2026-11-03', 'dt=2026-11-04']);
-    const latest = JSON.parse(readFileSync(join(config.export.dir, 'manifests', 'latest.json'), 'utf8')) as Manifest;
+    const latest = JSON.parse(readFileSync(join(config.export.dir, 'manifests', 'latest-partial.json'), 'utf8')) as Manifest;
     expect(latest.runId).toBe(reports[3].runId);
   });
 

@@ -53,7 +53,7 @@ describe('an export killed with SIGKILL midway', () => {
     const report = await runExport({ db, config, logger: silentLogger, tables: ['transactions'] });
     expect(report.files.map((file) => file.rows)).toEqual([250_000, 250_000]);
     expect(filesUnder(root, 'transactions').sort()).toEqual(report.files.map((file) => file.path).sort());
-    expect(readdirSync(join(root, 'manifests')).sort()).toEqual([`${report.runId}.json`, 'latest.json']);
+    expect(readdirSync(join(root, 'manifests')).sort()).toEqual([`${report.runId}.json`, 'latest-partial.json']);
     expect(db.prepare(`SELECT status FROM export_runs ORDER BY started_at, run_id`).pluck().all()).toEqual(['interrupted', 'succeeded']);
   });
 });

@@ -39,7 +39,7 @@ describe('an export killed at any moment of its upload', () => {
       },
     });
     env = { ...awsEnv(proxy.endpoint), LOYALTY_CONFIG: join(dir, 'config.json'), LOYALTY_DB: join(dir, 'mirror.db'), LOYALTY_EXPORT_DIR: join(dir, 'exports'), LOYALTY_EXPORT_URL: `s3://${bucket}/${PREFIX}` };
-    const first = await runCli(['export', '--table', 'transactions'], { env });
+    const first = await runCli(['export'], { env });
     expect(first.code, first.stderr).toBe(0);
     previousRunId = (await getJson<Manifest>(client, bucket, `${PREFIX}/manifests/latest.json`)).runId;
   });

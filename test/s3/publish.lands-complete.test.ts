@@ -115,7 +115,7 @@ describe('export.keepLocal false, and --since-last against a bucket', () => {
     upsert(db, 'transactions', [{ ...template, id: 900_000_001 }]);
     const report = await runExport({ db, config, logger: silentLogger, formats: ['csv'], sinceLast: true });
     expect(report.kind).toBe('since_last');
-    const latest = await getJson<Manifest>(client, bucket, `${PREFIX}/manifests/latest.json`);
+    const latest = await getJson<Manifest>(client, bucket, `${PREFIX}/manifests/latest-changes.json`);
     expect(latest.runId).toBe(report.runId);
     expect(Object.fromEntries(latest.files.map((file) => [file.table, file.rows]))).toEqual({ customers: 0, orders: 0, activities: 0, transactions: 1, unsubscribes: 0 });
     const csv = (await getBytes(client, bucket, `${PREFIX}/${latest.files.find((file) => file.table === 'transactions')!.path}`)).toString('utf8');

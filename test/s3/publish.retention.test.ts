@@ -52,9 +52,9 @@ describe.each([
 
   it('keeps the newest runs and deletes the older ones, files and manifest', async () => {
     const keys = await listKeys(client, bucket);
-    const expected = [...FOREIGN, ...exportKeys(reports[1]), ...exportKeys(reports[2]), `${PREFIX}/manifests/latest.json`].sort();
+    const expected = [...FOREIGN, ...exportKeys(reports[1]), ...exportKeys(reports[2]), `${PREFIX}/manifests/latest-partial.json`].sort();
     expect(keys).toEqual(expected);
-    expect((await getJson<Manifest>(client, bucket, `${PREFIX}/manifests/latest.json`)).runId).toBe(reports[2].runId);
+    expect((await getJson<Manifest>(client, bucket, `${PREFIX}/manifests/latest-partial.json`)).runId).toBe(reports[2].runId);
   });
 
   it('never deletes a file that a kept manifest still lists', async () => {

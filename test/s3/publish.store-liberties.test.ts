@@ -42,7 +42,8 @@ describe('a store that takes the liberties S3 allows', () => {
     await proxy.close();
   });
 
-  const latest = async (): Promise<string> => (await getJson<Manifest>(client, bucket, `${PREFIX}/manifests/latest.json`)).runId;
+  // Every run here exports some tables only: its pointer is latest-partial.json.
+  const latest = async (): Promise<string> => (await getJson<Manifest>(client, bucket, `${PREFIX}/manifests/latest-partial.json`)).runId;
 
   it('a cleanup the store refuses costs a warning, not the export; the next export removes the leftover', async () => {
     await putText(client, bucket, ORPHAN, 'id\n1\n');

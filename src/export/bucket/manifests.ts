@@ -1,4 +1,4 @@
-import { LATEST_MANIFEST, MANIFEST_DIR, runIdOfManifestPath } from '../layout.js';
+import { MANIFEST_DIR, POINTER_MANIFESTS, runIdOfManifestPath } from '../layout.js';
 import type { Manifest } from '../manifest.js';
 import type { BucketObjects, StoredObject } from './objects.js';
 
@@ -9,15 +9,19 @@ export interface PublishedRun {
   files: string[] | null;
 }
 
-/** The run `manifests/latest.json` names, or null when there is none or it cannot be read. */
-export async function latestRunId(bucket: BucketObjects): Promise<string | null> {
-  const text = await bucket.readText(`${MANIFEST_DIR}/${LATEST_MANIFEST}`);
-  try {
-    const runId = text === null ? null : (JSON.parse(text) as Partial<Manifest>).runId;
-    return typeof runId === 'string' ? runId : null;
-  } catch {
-    return null;
+/** The runs the pointers (`manifests/latest.json` and the others) name; a pointer that is absent or unreadable names none. */
+export async function pointedRunIds(bucket: BucketObjects): Promise<string[]> {
+  const runIds: string[] = [];
+  for (const pointer of POINTER_MANIFESTS) {
+    const text = await bucket.readText(`${MANIFEST_DIR}/${pointer}`);
+    try {
+      const runId = text === null ? null : (JSON.parse(text) as Partial<Manifest>).runId;
+      if (typeof runId === 'string') runIds.push(runId);
+    } catch {
+      // Unreadable: it names no run this retention could keep.
+    }
   }
+  return runIds;
 }
 
 /** Every run manifest among `objects`, read from the bucket, oldest first (creation time, then run id, as on disk). */

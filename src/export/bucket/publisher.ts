@@ -1,13 +1,13 @@
 import { createHash } from 'node:crypto';
 import type { Config } from '../../config.js';
 import type { Logger } from '../../log.js';
-import { LATEST_MANIFEST, MANIFEST_DIR, parseDataFilePath, runIdTime } from '../layout.js';
+import { MANIFEST_DIR, parseDataFilePath, pointerOf, runIdTime } from '../layout.js';
 import { manifestText, type Manifest, type ManifestFile } from '../manifest.js';
 import { EXPORT_TABLES } from '../schema.js';
 import type { FileCopy } from '../writeTableFile.js';
 import type { ExportTarget } from '../target.js';
 import { createBucketClient } from './client.js';
-import { latestRunId, readPublishedRuns } from './manifests.js';
+import { pointedRunIds, readPublishedRuns } from './manifests.js';
 import { BucketObjects, type StoredObject } from './objects.js';
 import { StreamingUpload } from './streamingUpload.js';
 
@@ -35,8 +35,9 @@ export interface PublicationTotals {
 /**
  * Publishes one export run to `s3://BUCKET/PREFIX` with the layout and manifest of the local export.
  * Object stores have no rename, so order gives the atomicity: every data file is uploaded and
- * confirmed first, then manifests/RUNID.json, then manifests/latest.json. A run killed at any moment
- * leaves latest.json on the previous complete run; what it uploaded is removed by a later export.
+ * confirmed first, then manifests/RUNID.json, then the pointer of the run's kind (manifests/latest.json
+ * for a complete run). A run killed at any moment leaves the pointers on the previous runs; what it
+ * uploaded is removed by a later export.
  */
 export class BucketPublisher {
   private uploads: Promise<void> = Promise.resolve();
@@ -152,14 +153,17 @@ export class BucketPublisher {
     this.throwIfFailed();
   }
 
-  /** manifests/RUNID.json, then latest.json, once `drain` resolved: after this, loaders see the run. Returns the manifest's URL. */
+  /**
+   * manifests/RUNID.json, then the pointer of its kind (latest.json, latest-partial.json or
+   * latest-changes.json), once `drain` resolved: after this, loaders see the run. Returns the manifest's URL.
+   */
   async putManifest(manifest: Manifest): Promise<string> {
     const body = Buffer.from(manifestText(manifest));
     const sha256 = createHash('sha256').update(body).digest('hex');
     const runPath = `${MANIFEST_DIR}/${manifest.runId}.json`;
     await this.objects.putBytes(runPath, body, sha256, { ContentType: 'application/json' });
-    // Readers poll latest.json: no cache may serve them an older one.
-    await this.objects.putBytes(`${MANIFEST_DIR}/${LATEST_MANIFEST}`, body, sha256, { ContentType: 'application/json', CacheControl: 'no-cache' });
+    // Readers poll the pointers: no cache may serve them an older one.
+    await this.objects.putBytes(`${MANIFEST_DIR}/${pointerOf(manifest)}`, body, sha256, { ContentType: 'application/json', CacheControl: 'no-cache' });
     this.totals.bytes += body.byteLength * 2;
     return `${this.url}/${runPath}`;
   }
@@ -176,14 +180,15 @@ export class BucketPublisher {
   }
 
   /**
-   * Keeps the newest `keep` runs, the current one and the one latest.json names; deletes the older
+   * Keeps the newest `keep` runs, the current one and those the pointers name (latest.json's complete
+   * run above all, however many partial runs or runs of changes came after it); deletes the older
    * runs' manifests in batches, then their files, never a file that a kept manifest lists. Manifests
    * go first, so no listed manifest ever names a deleted file; files an interruption leaves behind
    * are leftovers the next export removes. Returns the run ids removed.
    */
   async applyRetention(keep: number, currentRunId: string): Promise<string[]> {
     const runs = (await readPublishedRuns(this.objects, await this.objects.list())).filter((run) => run.files !== null);
-    const kept = new Set([currentRunId, await latestRunId(this.objects), ...runs.slice(-keep).map((run) => run.runId)]);
+    const kept = new Set([currentRunId, ...(await pointedRunIds(this.objects)), ...runs.slice(-keep).map((run) => run.runId)]);
     const expired = runs.filter((run) => !kept.has(run.runId));
     if (expired.length === 0) return [];
     const keptFiles = new Set(runs.filter((run) => kept.has(run.runId)).flatMap((run) => run.files ?? []));
