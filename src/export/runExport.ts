@@ -89,6 +89,7 @@ interface RunContext {
   folder: ExportFolder;
 }
 
+/** The run itself, once it holds its lock: leftovers, files, publication, manifest, retention. */
 async function exportRun(options: ExportOptions & { now: Date }, run: RunContext): Promise<ExportReport> {
   const { db, config, now } = options;
   const { runId, logger, root, folder } = run;
