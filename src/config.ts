@@ -215,10 +215,20 @@ function validate(config: Config): void {
   }
 }
 
-const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
+/**
+ * Hosts a request to which never leaves the machine: `localhost`, an IPv4 literal in 127.0.0.0/8 and
+ * `[::1]`. The URL parser has already written any IPv4 literal (`0x7f.1`, `2130706433`) as four decimal
+ * parts, so a name that merely starts with `127.` (`127.attacker.example`) does not match.
+ */
+export function isLoopbackHost(hostname: string): boolean {
+  return hostname === 'localhost' || hostname === '[::1]' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(hostname);
+}
 
-/** Plain http would send the Bearer key in clear, so it is only allowed where nothing leaves the machine. */
-function validateBaseUrl(value: string): void {
+/**
+ * The one check of the API base URL, which every command runs before it sends the key: plain http would
+ * send the Bearer key in clear, so it is allowed only to a loopback host. Throws a ConfigError (exit 2).
+ */
+export function validateBaseUrl(value: string): void {
   let url: URL;
   try {
     url = new URL(value);
@@ -226,11 +236,28 @@ function validateBaseUrl(value: string): void {
     throw new ConfigError(`Config key "api.baseUrl" (or LOYALTY_BASE_URL) is "${value}"; expected an http(s) URL such as https://api.example.com.`);
   }
   if (url.protocol === 'https:') return;
-  if (url.protocol === 'http:' && (LOOPBACK_HOSTS.has(url.hostname) || url.hostname.startsWith('127.'))) return;
+  if (url.protocol === 'http:' && isLoopbackHost(url.hostname)) return;
   if (url.protocol === 'http:') {
-    throw new ConfigError(`Config key "api.baseUrl" (or LOYALTY_BASE_URL) is "${value}"; expected https, since plain http is allowed only for loopback addresses.`);
+    throw new ConfigError(
+      `Config key "api.baseUrl" (or LOYALTY_BASE_URL) is "${value}"; expected https, since plain http is allowed only for loopback (localhost, 127.0.0.0/8, [::1]).`,
+    );
   }
   throw new ConfigError(`Config key "api.baseUrl" (or LOYALTY_BASE_URL) is "${value}"; expected an http(s) URL.`);
+}
+
+/**
+ * A warning for a service reached over plain http beyond loopback (an S3 endpoint or a Pushgateway,
+ * often plain inside a cluster): allowed, but what travels there can be read on the way. Null otherwise.
+ */
+export function plainHttpWarning(value: string, what: string): string | null {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return null;
+  }
+  if (url.protocol !== 'http:' || isLoopbackHost(url.hostname)) return null;
+  return `${what} ${url.origin} is plain http: what is sent there can be read and altered on the way; use https unless that network is private.`;
 }
 
 function parseTargetOrThrow(value: string, field: string): void {

@@ -112,3 +112,16 @@ function daysFromCivil(year: number, month: number, day: number): number {
   const dayOfEra = yearOfEra * 365 + Math.floor(yearOfEra / 4) - Math.floor(yearOfEra / 100) + dayOfYear;
   return era * 146_097 + dayOfEra - 719_468;
 }
+
+/**
+ * The forms `isoToMicros` reads, as one anchored regex: the sync checks every timestamp of every row it
+ * stores, and this costs a fifth of parsing (about 27 ns against 150 ns). Only the length of the month
+ * is left unchecked (31 February passes here; the Parquet writer, which parses, counts it as invalid).
+ */
+const ISO_TIMESTAMP =
+  /^\d{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12]\d|3[01])(?:[Tt ](?:[01]\d|2[0-3]):[0-5]\d(?::[0-5]\d(?:[.,]\d{1,9})?)?(?:[Zz]|[+-](?:[01]\d|2[0-3])(?::?[0-5]\d)?)?)?$/;
+
+/** Whether `text` is an ISO 8601 date or date-time in a form `isoToMicros` reads (see ISO_TIMESTAMP for the one difference). */
+export function isIsoTimestamp(text: string): boolean {
+  return ISO_TIMESTAMP.test(text);
+}

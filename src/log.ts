@@ -44,6 +44,8 @@ export interface CreateLoggerOptions {
 /** JSON lines to stdout (readable on a terminal), with the credential redacted everywhere. */
 export function createLogger(options: CreateLoggerOptions): Logger {
   const pretty = options.pretty ?? (!options.destination && process.stdout.isTTY === true);
+  const withStack = options.level === 'debug' || options.level === 'trace';
+  const clean = (value: unknown): unknown => scrub(value, withStack);
   const base = {
     level: options.level,
     base: undefined,
@@ -51,7 +53,7 @@ export function createLogger(options: CreateLoggerOptions): Logger {
     timestamp: stdTimeFunctions.isoTime,
     formatters: {
       log(record: Record<string, unknown>) {
-        return scrub(record) as Record<string, unknown>;
+        return clean(record) as Record<string, unknown>;
       },
     },
     hooks: {
@@ -59,7 +61,8 @@ export function createLogger(options: CreateLoggerOptions): Logger {
         method.apply(this, args.map((arg) => (typeof arg === 'string' ? redact(arg) : arg)) as Parameters<Logger['info']>);
       },
     },
-    serializers: { err: errorSerializer(options.level), error: errorSerializer(options.level) },
+    // The fields of a child logger (`logger.child({ err })`) reach no `formatters.log`, only these.
+    serializers: { err: clean, error: clean },
   };
   if (pretty) {
     return pino({ ...base, transport: { target: 'pino-pretty', options: { colorize: true, translateTime: 'SYS:HH:MM:ss', ignore: 'pid,hostname' } } });
@@ -67,30 +70,70 @@ export function createLogger(options: CreateLoggerOptions): Logger {
   return pino(base, options.destination ?? destination({ fd: 1, sync: false }));
 }
 
+/** Levels of nesting a log record keeps; what lies deeper is replaced, since no reader of a log line needs it. */
+const MAX_LOG_DEPTH = 32;
+const TOO_DEEP = '[nested too deep]';
+const CIRCULAR = '[Circular]';
+
 /**
- * Errors keep message, code and cause chain, with secrets masked; the stack only at debug level and
- * below, since an operator reading a failed CronJob's log wants the sentence, not the SDK's frames.
+ * A copy of a log record fit to print: every string with its secrets masked and every error, at any key
+ * and depth, reduced to type, message, code, status and cause (the stack only at debug level and below,
+ * since an operator reading a failed CronJob's log wants the sentence, not the SDK's frames). Walked with
+ * a queue, not recursion, so a deep object cannot overflow the stack; a cycle prints as `[Circular]`, and
+ * beyond MAX_LOG_DEPTH levels nothing is printed at all, which is what keeps the printer's own
+ * (recursive) serialisation safe.
  */
-function errorSerializer(level: LogLevel): (error: unknown) => unknown {
-  const withStack = level === 'debug' || level === 'trace';
-  const serialize = (error: unknown): unknown => {
-    if (!(error instanceof Error)) return scrub(error);
-    const out: Record<string, unknown> = { type: error.name, message: redact(error.message) };
-    const extra = error as Error & { code?: unknown; status?: unknown };
-    if (extra.code !== undefined) out.code = extra.code;
-    if (extra.status !== undefined) out.status = extra.status;
-    if (withStack && error.stack) out.stack = redact(error.stack);
-    if (error.cause !== undefined) out.cause = serialize(error.cause);
-    return out;
-  };
-  return serialize;
+function scrub(value: unknown, withStack = false): unknown {
+  const holder: { root?: unknown } = {};
+  // Each entry: a value still to copy, where its copy goes, how deep it sits, and the objects above it.
+  const queue: Array<{ value: unknown; into: Record<string | number, unknown>; key: string | number; depth: number; above: ReadonlySet<object> }> = [
+    { value, into: holder, key: 'root', depth: 0, above: new Set() },
+  ];
+  for (let next = queue.pop(); next !== undefined; next = queue.pop()) {
+    const { into, key, depth, above } = next;
+    let current = next.value;
+    // What the printer would write of a Date, a URL or a Buffer, so that is what gets masked.
+    if (hasToJson(current) && !(current instanceof Error)) current = current.toJSON();
+    if (typeof current === 'string') {
+      into[key] = redact(current);
+      continue;
+    }
+    if (typeof current !== 'object' || current === null) {
+      into[key] = current;
+      continue;
+    }
+    if (above.has(current)) {
+      into[key] = CIRCULAR;
+      continue;
+    }
+    if (depth >= MAX_LOG_DEPTH) {
+      into[key] = TOO_DEEP;
+      continue;
+    }
+    const path = new Set(above).add(current);
+    const source: object = current instanceof Error ? errorFields(current, withStack) : current;
+    const copy: Record<string | number, unknown> = Array.isArray(source) ? ([] as unknown[] as Record<number, unknown>) : {};
+    into[key] = copy;
+    for (const [childKey, child] of Object.entries(source)) {
+      // Claimed now, filled when its turn comes: the copy keeps the original's order of keys.
+      copy[childKey] = undefined;
+      queue.push({ value: child, into: copy, key: childKey, depth: depth + 1, above: path });
+    }
+  }
+  return holder.root;
 }
 
-function scrub(value: unknown, depth = 0): unknown {
-  if (typeof value === 'string') return redact(value);
-  if (depth > 6 || typeof value !== 'object' || value === null || value instanceof Error) return value;
-  if (Array.isArray(value)) return value.map((item) => scrub(item, depth + 1));
-  const out: Record<string, unknown> = {};
-  for (const [key, child] of Object.entries(value)) out[key] = scrub(child, depth + 1);
+/** What a log line shows of an error; its cause is walked like any other value. */
+function errorFields(error: Error, withStack: boolean): Record<string, unknown> {
+  const out: Record<string, unknown> = { type: error.name, message: error.message };
+  const extra = error as Error & { code?: unknown; status?: unknown };
+  if (extra.code !== undefined) out.code = extra.code;
+  if (extra.status !== undefined) out.status = extra.status;
+  if (withStack && error.stack) out.stack = error.stack;
+  if (error.cause !== undefined) out.cause = error.cause;
   return out;
+}
+
+function hasToJson(value: unknown): value is { toJSON(): unknown } {
+  return typeof value === 'object' && value !== null && typeof (value as { toJSON?: unknown }).toJSON === 'function';
 }

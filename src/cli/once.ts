@@ -1,5 +1,6 @@
 import type { ApiClient } from '../api/client.js';
 import { describeError } from '../api/errors.js';
+import { plainHttpWarning } from '../config.js';
 import type { CommandContext } from './context.js';
 import { parseCommandArgs } from './args.js';
 import { EXIT_FAILED, EXIT_OK, UsageError } from './errors.js';
@@ -109,6 +110,8 @@ async function deliver(ctx: CommandContext, metrics: Metrics, to: { metricsFile?
     }
   }
   if (to.gateway !== undefined) {
+    const plain = plainHttpWarning(to.gateway, 'The Pushgateway');
+    if (plain !== null) ctx.logger.warn(plain);
     try {
       await pushToGateway(to.gateway, to.programId, metrics.registry);
     } catch (error) {

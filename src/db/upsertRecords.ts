@@ -1,6 +1,7 @@
-import type { StreamDefinition } from '../streams/index.js';
+import { driftExample } from '../drift/example.js';
+import type { ColumnType, StreamDefinition } from '../streams/index.js';
 import type { Db } from './open.js';
-import { recordToRow } from './recordToRow.js';
+import { recordToRow, type MistypedValue } from './recordToRow.js';
 import { sameJson } from './sameJson.js';
 
 export interface UpsertResult {
@@ -9,6 +10,27 @@ export interface UpsertResult {
   unchanged: number;
   /** Columns found missing in at least one record of the batch. */
   missingColumns: Set<string>;
+  /** Per column whose value did not parse as its type (stored as NULL): the records it happened in, and the first such value. */
+  mistypedColumns: Map<string, MistypedColumn>;
+}
+
+export interface MistypedColumn {
+  /** The field's dotted path in the record (`total`, `customer.id`). */
+  path: string;
+  /** The column's type, which the values did not parse as. */
+  type: ColumnType;
+  /** Records of the batch with such a value. */
+  count: number;
+  /** The first such value, as a schema drift example (short, emails masked). */
+  example: string;
+}
+
+function noteMistyped(result: UpsertResult, mistyped: readonly MistypedValue[]): void {
+  for (const { column, value } of mistyped) {
+    const seen = result.mistypedColumns.get(column.name);
+    if (seen !== undefined) seen.count += 1;
+    else result.mistypedColumns.set(column.name, { path: column.path.join('.'), type: column.type, count: 1, example: driftExample(value) });
+  }
 }
 
 export interface ApiRecord {
@@ -39,10 +61,11 @@ export function createUpserter(db: Db, stream: StreamDefinition): (records: read
   );
 
   return (records, changeSeq, now) => {
-    const result: UpsertResult = { inserted: 0, updated: 0, unchanged: 0, missingColumns: new Set() };
+    const result: UpsertResult = { inserted: 0, updated: 0, unchanged: 0, missingColumns: new Set(), mistypedColumns: new Map() };
     for (const record of records) {
-      const { values, missing } = recordToRow(stream, record);
+      const { values, missing, mistyped } = recordToRow(stream, record);
       for (const name of missing) result.missingColumns.add(name);
+      if (mistyped !== null) noteMistyped(result, mistyped);
       const raw = JSON.stringify(record);
       if (insert.run(record.id, ...values, raw, now, changeSeq).changes > 0) result.inserted += 1;
       else if (update.run(...values, raw, now, changeSeq, record.id, raw, raw).changes > 0) result.updated += 1;
@@ -75,10 +98,11 @@ export function createUnsubscribeUpserter(db: Db, stream: StreamDefinition): (re
   const current = db.prepare('SELECT raw, removed_at FROM unsubscribes WHERE id = ?');
 
   return (records, changeSeq, now) => {
-    const result: UpsertResult = { inserted: 0, updated: 0, unchanged: 0, missingColumns: new Set() };
+    const result: UpsertResult = { inserted: 0, updated: 0, unchanged: 0, missingColumns: new Set(), mistypedColumns: new Map() };
     for (const record of records) {
-      const { values, missing } = recordToRow(stream, record);
+      const { values, missing, mistyped } = recordToRow(stream, record);
       for (const name of missing) result.missingColumns.add(name);
+      if (mistyped !== null) noteMistyped(result, mistyped);
       const raw = JSON.stringify(record);
       const before = current.get(record.id) as { raw: string; removed_at: string | null } | undefined;
       // A return, or a record whose JSON changed (members in any order), is news for exports.

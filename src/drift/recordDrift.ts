@@ -8,10 +8,10 @@ import type { DriftFinding } from './types.js';
  */
 export function recordDrift(db: Db, findings: readonly DriftFinding[], at: string): DriftFinding[] {
   if (findings.length === 0) return [];
-  // A field is one row per path; an unlisted enum value one row per value, which is its example.
+  // A field, or a field's values of the wrong type, is one row per path; an unlisted enum value one row per value, which is its example.
   const seenAgain = db.prepare(
     `UPDATE schema_drift SET count = count + @count, last_seen_at = @at
-     WHERE stream = @stream AND kind = @kind AND path = @path AND (kind = 'field' OR example = @example)`,
+     WHERE stream = @stream AND kind = @kind AND path = @path AND (kind <> 'enum_value' OR example = @example)`,
   );
   const firstSeen = db.prepare(
     `INSERT INTO schema_drift (stream, kind, path, example, first_seen_at, last_seen_at, count) VALUES (@stream, @kind, @path, @example, @at, @at, @count)`,

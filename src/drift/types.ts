@@ -2,9 +2,11 @@ import type { StreamName } from '../config.js';
 
 /**
  * - field: a field path the spec does not list for the stream;
- * - enum_value: a value of a field whose values the spec lists in full, outside that list.
+ * - enum_value: a value of a field whose values the spec lists in full, outside that list;
+ * - type: a value that does not parse as its field's type (money, timestamp, integer, boolean), stored as
+ *   NULL in its typed column and kept in `raw`.
  */
-export type DriftKind = 'field' | 'enum_value';
+export type DriftKind = 'field' | 'enum_value' | 'type';
 
 /** What one batch of records showed: one finding per field path, or per unlisted enum value. */
 export interface DriftFinding {

@@ -30,17 +30,19 @@ export function csvLineSql(columns: readonly ExportColumn[], options: CsvOptions
 function cellSql(value: string, column: ExportColumn, options: CsvOptions): string {
   switch (column.type) {
     case 'integer':
-      return `CAST(${value} AS TEXT)`;
+      // The sync stores only integers here; text could only come from an older mirror, and is guarded.
+      return options.formulaGuard ? `CASE WHEN typeof(${value}) = 'text' THEN ${guardedSql(value)} ELSE CAST(${value} AS TEXT) END` : `CAST(${value} AS TEXT)`;
     case 'boolean':
       return `CASE WHEN ${value} IS NULL THEN NULL WHEN ${value} = 0 OR ${value} = '0' THEN 'false' ELSE 'true' END`;
+    // JSON text starts with { [ " a digit, a minus and a digit (a number), t, f or n: never a formula.
     case 'json':
       return quotedSql(value);
+    // A valid timestamp starts with a digit; whatever else the column holds (an older mirror's text) is guarded.
     case 'text':
-      return options.formulaGuard ? guardedSql(value) : quotedSql(value);
-    // Numbers and timestamps are never guarded: a negative amount must stay a number.
-    case 'decimal':
     case 'timestamp':
-      return quotedSql(value);
+      return options.formulaGuard ? guardedSql(value) : quotedSql(value);
+    case 'decimal':
+      return options.formulaGuard ? guardedMoneySql(value) : quotedSql(value);
   }
 }
 
@@ -52,6 +54,15 @@ function quotedSql(value: string): string {
 /** A cell a spreadsheet would run as a formula (OWASP's list: = + - @ TAB CR first) gets a `'` in front, inside the quotes. */
 function guardedSql(value: string): string {
   return `CASE WHEN unicode(${value}) IN (61, 43, 45, 64, 9, 13) THEN '"''' ELSE '"' END || replace(${value}, '"', '""') || '"'`;
+}
+
+/**
+ * Money is guarded like text, except that a negative amount (a minus, then only digits and a point) stays
+ * a number. The first test settles every positive amount, so the GLOBs run only after a leading minus.
+ */
+function guardedMoneySql(value: string): string {
+  const formula = `unicode(${value}) IN (61, 43, 64, 9, 13) OR (unicode(${value}) = 45 AND NOT (${value} GLOB '-[0-9]*' AND substr(${value}, 2) NOT GLOB '*[^0-9.]*'))`;
+  return `CASE WHEN ${formula} THEN '"''' ELSE '"' END || replace(${value}, '"', '""') || '"'`;
 }
 
 function csvHeader(columns: readonly ExportColumn[]): string {

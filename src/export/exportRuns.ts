@@ -41,14 +41,15 @@ export function failRun(db: Db, runId: string, finishedAt: string, error: string
 }
 
 /**
- * Runs still marked running whose process is gone were killed: marks them interrupted. Returns the
- * ids of every failed or interrupted run, whose files must not stay under a final name.
+ * Runs still marked running whose lock no live process holds (runLock.ts) were killed: marks them
+ * interrupted. Returns the ids of every failed or interrupted run, whose files must not stay under a
+ * final name. Call it before this process starts a run of its own.
  */
-export function settleAbandonedRuns(db: Db, now: string, isAlive: (pid: number) => boolean): Set<string> {
-  const running = db.prepare(`SELECT run_id AS runId, pid FROM export_runs WHERE status = 'running'`).all() as Array<{ runId: string; pid: number }>;
+export function settleAbandonedRuns(db: Db, now: string, isLive: (runId: string) => boolean): Set<string> {
+  const running = db.prepare(`SELECT run_id FROM export_runs WHERE status = 'running'`).pluck().all() as string[];
   const mark = db.prepare(`UPDATE export_runs SET status = 'interrupted', finished_at = ?, error = 'the exporting process ended before the run finished' WHERE run_id = ?`);
-  for (const run of running) {
-    if (run.pid === process.pid || !isAlive(run.pid)) mark.run(now, run.runId);
+  for (const runId of running) {
+    if (!isLive(runId)) mark.run(now, runId);
   }
   return new Set(db.prepare(`SELECT run_id FROM export_runs WHERE status IN ('failed', 'interrupted')`).pluck().all() as string[]);
 }

@@ -51,14 +51,23 @@ export function runIdOfDataFile(table: string, fileName: string): string | null 
   return match && match[1] === table ? match[2] : null;
 }
 
-/** The temporary sibling of a final path; the pid lets a later export tell a dead writer's leftovers from a live one's. */
-export function tmpPathFor(root: string, relative: string, pid: number = process.pid): string {
+/**
+ * The temporary sibling of a final path, named after the run that writes it: the run's lock (runLock.ts),
+ * not its pid, tells a later export whether the writer still lives (in a container every run is pid 1).
+ */
+export function tmpPathFor(root: string, relative: string, runId: string): string {
   const slash = relative.lastIndexOf('/');
-  return join(root, relative.slice(0, slash + 1), `${TMP_PREFIX}${pid}-${relative.slice(slash + 1)}`);
+  return join(root, relative.slice(0, slash + 1), `${TMP_PREFIX}${runId}-${relative.slice(slash + 1)}`);
 }
 
-/** The pid embedded in a temporary file name, or null if the name is not one. */
-export function pidOfTmpFile(fileName: string): number | null {
+/** The run that wrote a temporary file, or null if the name is not one of this version's temporary files. */
+export function runIdOfTmpFile(fileName: string): string | null {
+  const match = /^\.tmp-(\d{8}T\d{6}Z-[0-9a-f]{4})-/.exec(fileName);
+  return match ? match[1] : null;
+}
+
+/** The pid in a temporary file name of earlier versions (`.tmp-PID-…`), or null if the name is not one. */
+export function pidOfLegacyTmpFile(fileName: string): number | null {
   const match = /^\.tmp-(\d+)-/.exec(fileName);
   return match ? Number(match[1]) : null;
 }

@@ -1,6 +1,5 @@
-import { readdir, rm, rmdir } from 'node:fs/promises';
-import { join } from 'node:path';
-import { MANIFEST_DIR, pidOfTmpFile, runIdOfDataFile } from './layout.js';
+import { MANIFEST_DIR, pidOfLegacyTmpFile, runIdOfDataFile, runIdOfTmpFile } from './layout.js';
+import type { ExportFolder } from './insideExportFolder.js';
 
 /** Whether a process with this id exists (EPERM: it does, under another user). */
 export function isProcessAlive(pid: number): boolean {
@@ -14,62 +13,49 @@ export function isProcessAlive(pid: number): boolean {
 
 export interface LeftoverOptions {
   tables: readonly string[];
+  /** The run now starting: its files are never leftovers. */
+  currentRunId: string;
   /** Runs recorded as failed or interrupted: any of their files that reached a final name are removed. */
   abandonedRunIds: ReadonlySet<string>;
+  /** Whether another live process is still running that export (runLock.ts). */
+  isRunLive: (runId: string) => boolean;
+  /** For the temporary files of earlier versions, which carry a pid instead of a run id. */
   isAlive: (pid: number) => boolean;
 }
 
 /**
- * Removes what a killed or failed export left behind: `.tmp-` files of processes that are gone, and
- * data files renamed into place by a run that died before writing its manifest. A file is removed
- * only when its run is recorded as failed or interrupted and has no manifest; files of runs the
- * mirror does not know are never touched. Returns the relative paths removed.
+ * Removes what a killed or failed export left behind: temporary files of runs that no live process
+ * holds, and data files renamed into place by a run that died before writing its manifest. A data file
+ * is removed only when its run is recorded as failed or interrupted and has no manifest; files of runs
+ * the mirror does not know are never touched, and nothing is removed through a folder that leads out of
+ * the export folder. Returns the relative paths removed.
  */
-export async function removeLeftovers(root: string, options: LeftoverOptions): Promise<string[]> {
-  const removed: string[] = [];
-  const manifests = new Set((await list(join(root, MANIFEST_DIR))).filter((name) => name.endsWith('.json')).map((name) => name.slice(0, -'.json'.length)));
+export async function removeLeftovers(folder: ExportFolder, options: LeftoverOptions): Promise<string[]> {
   const isDeadTmp = (name: string): boolean => {
-    const pid = pidOfTmpFile(name);
-    return pid !== null && pid !== process.pid && !options.isAlive(pid);
+    const runId = runIdOfTmpFile(name);
+    if (runId !== null) return runId !== options.currentRunId && !options.isRunLive(runId);
+    // This version writes no pid-named files, so one carrying this process's pid is a predecessor's (pid 1 in a container).
+    const pid = pidOfLegacyTmpFile(name);
+    return pid !== null && (pid === process.pid || !options.isAlive(pid));
+  };
+  const manifestNames = await folder.list(MANIFEST_DIR);
+  const manifests = new Set(manifestNames.filter((name) => name.endsWith('.json')).map((name) => name.slice(0, -'.json'.length)));
+  const removed: string[] = [];
+  const removeEach = async (relativeFolder: string, names: readonly string[]): Promise<void> => {
+    for (const name of names) if (await folder.remove(`${relativeFolder}/${name}`)) removed.push(`${relativeFolder}/${name}`);
   };
 
-  for (const name of await list(join(root, MANIFEST_DIR))) {
-    if (isDeadTmp(name)) {
-      await rm(join(root, MANIFEST_DIR, name), { force: true });
-      removed.push(`${MANIFEST_DIR}/${name}`);
-    }
-  }
+  await removeEach(MANIFEST_DIR, manifestNames.filter(isDeadTmp));
   for (const table of options.tables) {
-    for (const partition of (await list(join(root, table))).filter((name) => name.startsWith('dt='))) {
-      const folder = join(root, table, partition);
-      for (const name of await list(folder)) {
+    for (const partition of (await folder.list(table)).filter((name) => name.startsWith('dt='))) {
+      const relative = `${table}/${partition}`;
+      const leftovers = (await folder.list(relative)).filter((name) => {
         const runId = runIdOfDataFile(table, name);
-        const orphan = runId !== null && options.abandonedRunIds.has(runId) && !manifests.has(runId);
-        if (isDeadTmp(name) || orphan) {
-          await rm(join(folder, name), { force: true });
-          removed.push(`${table}/${partition}/${name}`);
-        }
-      }
-      await removeIfEmpty(folder);
+        return isDeadTmp(name) || (runId !== null && options.abandonedRunIds.has(runId) && !manifests.has(runId));
+      });
+      await removeEach(relative, leftovers);
+      await folder.removeIfEmpty(relative);
     }
   }
   return removed;
-}
-
-export async function list(folder: string): Promise<string[]> {
-  try {
-    return await readdir(folder);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
-    throw error;
-  }
-}
-
-export async function removeIfEmpty(folder: string): Promise<void> {
-  try {
-    await rmdir(folder);
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code !== 'ENOTEMPTY' && code !== 'EEXIST' && code !== 'ENOENT') throw error;
-  }
 }

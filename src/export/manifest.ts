@@ -80,8 +80,8 @@ export async function writeManifest(root: string, manifest: Manifest): Promise<s
   const relative = `${MANIFEST_DIR}/${manifest.runId}.json`;
   const text = manifestText(manifest);
   await mkdir(join(root, MANIFEST_DIR), { recursive: true, mode: DIR_MODE });
-  await writeAtomically(root, relative, text);
-  await writeAtomically(root, `${MANIFEST_DIR}/${pointerOf(manifest)}`, text);
+  await writeAtomically(root, relative, text, manifest.runId);
+  await writeAtomically(root, `${MANIFEST_DIR}/${pointerOf(manifest)}`, text, manifest.runId);
   return relative;
 }
 
@@ -90,9 +90,10 @@ export function manifestText(manifest: Manifest): string {
   return `${JSON.stringify(manifest, null, 2)}\n`;
 }
 
-async function writeAtomically(root: string, relative: string, text: string): Promise<void> {
-  const tmp = tmpPathFor(root, relative);
-  await writeFile(tmp, text, { mode: FILE_MODE, flush: true });
+async function writeAtomically(root: string, relative: string, text: string, runId: string): Promise<void> {
+  const tmp = tmpPathFor(root, relative, runId);
+  // Exclusively: a name already taken (a planted symlink) fails the write rather than redirect it.
+  await writeFile(tmp, text, { mode: FILE_MODE, flush: true, flag: 'wx' });
   await rename(tmp, join(root, relative));
 }
 

@@ -1,5 +1,5 @@
 import type { Db } from '../db/open.js';
-import { isProcessAlive } from './leftovers.js';
+import { isRunLive } from './runLock.js';
 
 /** The export_publications bookkeeping (migration 005), one statement per function. */
 
@@ -30,15 +30,15 @@ export interface LastPublication {
 
 /**
  * The newest publication attempt, for `status`; null when none was made (or the mirror predates them).
- * A run still marked running whose process is gone (SIGKILL, a lost pod) shows as interrupted at once,
- * not only once the next export settles it.
+ * A run still marked running whose lock no live process holds (SIGKILL, a lost pod) shows as interrupted
+ * at once, not only once the next export settles it.
  */
-export function lastPublication(db: Db, isAlive: (pid: number) => boolean = isProcessAlive): LastPublication | null {
+export function lastPublication(db: Db): LastPublication | null {
   const hasTable = db.prepare(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'export_publications'`).get();
   if (!hasTable) return null;
   const row = db
     .prepare(
-      `SELECT p.run_id AS runId, p.target, r.pid, p.files, p.bytes, p.manifest_url AS manifestUrl, p.started_at AS startedAt,
+      `SELECT p.run_id AS runId, p.target, p.files, p.bytes, p.manifest_url AS manifestUrl, p.started_at AS startedAt,
               coalesce(p.finished_at, r.finished_at) AS finishedAt, coalesce(p.error, r.error) AS error,
               CASE WHEN p.status = 'running' AND r.status = 'interrupted' THEN 'interrupted'
                    WHEN p.status = 'running' AND r.status = 'failed' THEN 'failed'
@@ -46,8 +46,7 @@ export function lastPublication(db: Db, isAlive: (pid: number) => boolean = isPr
        FROM export_publications p JOIN export_runs r ON r.run_id = p.run_id
        ORDER BY p.started_at DESC, p.run_id DESC LIMIT 1`,
     )
-    .get() as (LastPublication & { pid: number }) | undefined;
+    .get() as LastPublication | undefined;
   if (row === undefined) return null;
-  const { pid, ...publication } = row;
-  return publication.status === 'running' && !isAlive(pid) ? { ...publication, status: 'interrupted' } : publication;
+  return row.status === 'running' && !isRunLive(db, row.runId) ? { ...row, status: 'interrupted' } : row;
 }

@@ -8,11 +8,13 @@ import { MONEY_RULE } from './decimal.js';
 import { baselines, completeRun, failRun, insertRun, settleAbandonedRuns, type TableOutcome } from './exportRuns.js';
 import { DIR_MODE, publish } from './fileSink.js';
 import { newRunId, partitionDate } from './layout.js';
+import { ExportFolder } from './insideExportFolder.js';
 import { isProcessAlive, removeLeftovers } from './leftovers.js';
 import { isCompleteRun, MANIFEST_VERSION, writeManifest, type Manifest, type ManifestFile } from './manifest.js';
 import type { BucketPublisher } from './bucket/publisher.js';
 import { completePublication, failPublication, startPublication } from './publications.js';
 import { applyRetention } from './retention.js';
+import { dropExpiredRunLocks, holdRunLock, isRunLive } from './runLock.js';
 import { EXPORT_TABLES, tableSchema, type ExportTable } from './schema.js';
 import { Snapshot } from './snapshot.js';
 import { parseExportTarget, type ExportTarget } from './target.js';
@@ -63,19 +65,44 @@ export async function runExport(options: ExportOptions): Promise<ExportReport> {
   const runId = newRunId(now);
   const logger = options.logger.child({ runId });
   const root = resolve(config.export.dir);
+  if (db.memory || db.name === '') throw new Error('Export needs the mirror in a file, since the snapshot is read on a second connection.');
+
+  await mkdir(root, { recursive: true, mode: DIR_MODE }).catch((error: NodeJS.ErrnoException) => {
+    throw new Error(`Cannot create the export folder ${root} (export.dir or LOYALTY_EXPORT_DIR): ${error.code ?? error.message}.`, { cause: error });
+  });
+  const folder = await ExportFolder.open(root, logger);
+  // Before the run writes anything: its lock is what tells a later export that its files are not leftovers.
+  const runLock = await holdRunLock(db, runId, config.runtime.lockLeaseSeconds * 1000, logger);
+  try {
+    return await exportRun({ ...options, now }, { runId, logger, root, folder });
+  } finally {
+    runLock.release();
+  }
+}
+
+interface RunContext {
+  runId: string;
+  /** Carries `{ runId }`. */
+  logger: Logger;
+  /** The export folder, absolute. */
+  root: string;
+  folder: ExportFolder;
+}
+
+/** The run itself, once it holds its lock: leftovers, files, publication, manifest, retention. */
+async function exportRun(options: ExportOptions & { now: Date }, run: RunContext): Promise<ExportReport> {
+  const { db, config, now } = options;
+  const { runId, logger, root, folder } = run;
   const formats = unique(options.formats ?? config.export.formats);
   const tables = unique(options.tables ?? [...STREAM_NAMES]);
   const date = partitionDate(now);
   const requestedKind = options.sinceLast ? 'since_last' : 'full';
   const target = options.target ?? (config.export.url === '' ? null : parseExportTarget(config.export.url, 'export.url'));
   const keepLocal = target === null || config.export.keepLocal;
-  if (db.memory || db.name === '') throw new Error('Export needs the mirror in a file, since the snapshot is read on a second connection.');
-
-  await mkdir(root, { recursive: true, mode: DIR_MODE }).catch((error: NodeJS.ErrnoException) => {
-    throw new Error(`Cannot create the export folder ${root} (export.dir or LOYALTY_EXPORT_DIR): ${error.code ?? error.message}.`, { cause: error });
-  });
-  const abandonedRunIds = settleAbandonedRuns(db, new Date().toISOString(), isProcessAlive);
-  const cleaned = await removeLeftovers(root, { tables: EXPORT_TABLES, abandonedRunIds, isAlive: isProcessAlive });
+  const isLive = (otherRunId: string): boolean => isRunLive(db, otherRunId);
+  const abandonedRunIds = settleAbandonedRuns(db, new Date().toISOString(), isLive);
+  dropExpiredRunLocks(db, new Date());
+  const cleaned = await removeLeftovers(folder, { tables: EXPORT_TABLES, currentRunId: runId, abandonedRunIds, isRunLive: isLive, isAlive: isProcessAlive });
   if (cleaned.length > 0) logger.info({ files: cleaned.length }, `removed ${cleaned.length} leftover file(s) of interrupted exports`);
 
   // The AWS SDK takes some 25 MB of memory once loaded: only an export that publishes loads it, so a
@@ -168,7 +195,7 @@ export async function runExport(options: ExportOptions): Promise<ExportReport> {
     completeRun(db, runId, new Date().toISOString(), changeSeq, manifestPath, pending.length, outcomes);
 
     // The run is complete and published; failing to prune old runs must not undo it.
-    const retention = [applyRetention(root, config.export.retainRuns, runId), ...(publisher ? [publisher.applyRetention(config.export.retainRuns, runId)] : [])];
+    const retention = [applyRetention(folder, config.export.retainRuns, runId, logger), ...(publisher ? [publisher.applyRetention(config.export.retainRuns, runId)] : [])];
     for (const [index, pruning] of retention.entries()) {
       const where = index === 0 ? root : (publisher?.url ?? '');
       await pruning.then(

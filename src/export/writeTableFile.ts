@@ -50,7 +50,7 @@ export interface FileContext {
 /** Writes one table in one format from the snapshot to a temporary file; removes the file if that fails. */
 export async function writeTableFile(snapshot: Snapshot, schema: TableSchema, format: ExportFormat, context: FileContext): Promise<PendingFile> {
   const path = dataFilePath(schema.table, format, context.runId, context.date);
-  const tmpPath = tmpPathFor(context.root, path);
+  const tmpPath = tmpPathFor(context.root, path, context.runId);
   const copy = context.copyTo?.(path, format) ?? null;
   const sink = await FileSink.create(tmpPath, copy);
   try {

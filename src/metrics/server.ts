@@ -26,10 +26,23 @@ export class ListenError extends Error {
   }
 }
 
+/**
+ * Only Prometheus and the kubelet's probes call this server, a few connections at a time: more than
+ * this many at once are dropped at accept, so a flood of idle connections cannot grow the process.
+ */
+export const MAX_CONNECTIONS = 64;
+/** A caller that has not sent its request headers by then is cut off (Node's default waits 60 s). */
+export const HEADERS_TIMEOUT_MS = 5_000;
+/** The whole request, headers and (empty) body, within this. */
+const REQUEST_TIMEOUT_MS = 10_000;
+/** How often Node looks for connections past those timeouts (its default, 30 s, would let them linger that long). */
+const TIMEOUT_CHECK_INTERVAL_MS = 1_000;
+
 /** One node:http server for `/metrics`, `/healthz` and `/readyz`; anything else is 404. */
 export async function startMetricsServer(options: { address: ListenAddress; registry: Registry; health: Health; logger: Logger }): Promise<MetricsServer> {
   const { registry, health, logger } = options;
-  const server = createServer((req, res) => {
+  const limits = { headersTimeout: HEADERS_TIMEOUT_MS, requestTimeout: REQUEST_TIMEOUT_MS, connectionsCheckingInterval: TIMEOUT_CHECK_INTERVAL_MS };
+  const server = createServer(limits, (req, res) => {
     answer(req, res).catch((error: unknown) => {
       logger.error({ err: error }, 'the metrics server could not answer');
       if (!res.headersSent) plain(res, 500, 'internal error');
@@ -60,6 +73,7 @@ export async function startMetricsServer(options: { address: ListenAddress; regi
   };
   // A scrape holds no state worth waiting for at shutdown.
   server.keepAliveTimeout = 5_000;
+  server.maxConnections = MAX_CONNECTIONS;
   await new Promise<void>((resolve, reject) => {
     const onError = (error: NodeJS.ErrnoException) => reject(new ListenError(listenFailure(error), { cause: error }));
     server.once('error', onError);

@@ -45,6 +45,8 @@ export interface HeldLock {
 
 export interface AcquireOptions {
   db: Db;
+  /** Which lock: the writer lock by default; an export run holds one of its own (src/export/runLock.ts). */
+  name?: string;
   dbPath: string;
   command: string;
   leaseMs: number;
@@ -72,6 +74,18 @@ export function readLockHolder(db: Db, name = WRITER_LOCK, now = new Date()): Lo
   return toHolder(row);
 }
 
+/**
+ * Whether another live process holds the lock `name`: its lease runs, and a holder on this host still
+ * exists. A holder on this host under this process's own pid is a previous process that had the same pid
+ * (in a container every run is pid 1), since a process asks this only about locks it does not hold.
+ */
+export function isHeldByAnother(db: Db, name: string, now = new Date()): boolean {
+  const row = db.prepare('SELECT * FROM instance_lock WHERE name = ?').get(name) as LockRow | undefined;
+  if (!row || row.expires_at <= now.toISOString()) return false;
+  if (row.hostname !== hostname()) return true;
+  return row.pid !== process.pid && processExists(row.pid);
+}
+
 function toHolder(row: LockRow): LockHolder {
   return { pid: row.pid, hostname: row.hostname, command: row.command, acquiredAt: row.acquired_at, heartbeatAt: row.heartbeat_at, expiresAt: row.expires_at };
 }
@@ -79,9 +93,10 @@ function toHolder(row: LockRow): LockHolder {
 /** Takes the writer lock and renews it every third of the lease until released. */
 export async function acquireLock(options: AcquireOptions): Promise<HeldLock> {
   const { db, leaseMs, logger } = options;
+  const name = options.name ?? WRITER_LOCK;
   const token = randomUUID();
   const tryTake = db.transaction((now: Date): LockRow | null => {
-    const current = db.prepare('SELECT * FROM instance_lock WHERE name = ?').get(WRITER_LOCK) as LockRow | undefined;
+    const current = db.prepare('SELECT * FROM instance_lock WHERE name = ?').get(name) as LockRow | undefined;
     if (current && current.expires_at > now.toISOString()) {
       if (!holderIsGone(current)) return current;
       logger.warn({ previous: toHolder(current) }, `taking over the writer lock of pid ${current.pid}, which no longer runs on this host`);
@@ -92,7 +107,7 @@ export async function acquireLock(options: AcquireOptions): Promise<HeldLock> {
     db.prepare(
       `INSERT OR REPLACE INTO instance_lock (name, token, pid, hostname, command, acquired_at, heartbeat_at, expires_at)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-    ).run(WRITER_LOCK, token, process.pid, hostname(), options.command, stamp, stamp, new Date(now.getTime() + leaseMs).toISOString());
+    ).run(name, token, process.pid, hostname(), options.command, stamp, stamp, new Date(now.getTime() + leaseMs).toISOString());
     return null;
   });
 
@@ -117,15 +132,15 @@ export async function acquireLock(options: AcquireOptions): Promise<HeldLock> {
   const timer = setInterval(() => {
     const now = new Date();
     try {
-      const { changes } = renew.run(now.toISOString(), new Date(now.getTime() + leaseMs).toISOString(), WRITER_LOCK, token);
+      const { changes } = renew.run(now.toISOString(), new Date(now.getTime() + leaseMs).toISOString(), name, token);
       if (changes === 0) {
-        logger.error('the writer lock was taken over by another process; stopping work');
+        logger.error({ lock: name }, 'the lock was taken over by another process; stopping work');
         lost.abort(new LockLostError(options.dbPath));
         clearInterval(timer);
       } else options.onRenewed?.(now);
     } catch (error) {
       // A busy database delays one renewal; the lease has two more chances before it runs out.
-      logger.warn({ err: error }, 'could not renew the writer lock');
+      logger.warn({ err: error, lock: name }, 'could not renew the lock');
     }
   }, Math.max(50, Math.floor(leaseMs / 3)));
   timer.unref();
@@ -134,7 +149,7 @@ export async function acquireLock(options: AcquireOptions): Promise<HeldLock> {
     lost: lost.signal,
     release() {
       clearInterval(timer);
-      db.prepare('DELETE FROM instance_lock WHERE name = ? AND token = ?').run(WRITER_LOCK, token);
+      db.prepare('DELETE FROM instance_lock WHERE name = ? AND token = ?').run(name, token);
     },
   };
 }
@@ -145,11 +160,16 @@ export async function acquireLock(options: AcquireOptions): Promise<HeldLock> {
  */
 function holderIsGone(row: LockRow): boolean {
   if (row.hostname !== hostname() || row.pid === process.pid) return false;
+  return !processExists(row.pid);
+}
+
+/** Signal 0 checks without signalling; EPERM means the process exists under another user. */
+function processExists(pid: number): boolean {
   try {
-    process.kill(row.pid, 0);
-    return false;
+    process.kill(pid, 0);
+    return true;
   } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'ESRCH';
+    return (error as NodeJS.ErrnoException).code !== 'ESRCH';
   }
 }
 

@@ -1,7 +1,8 @@
 import type { Db } from '../db/open.js';
-import { recordDrift } from '../drift/index.js';
+import type { StreamName } from '../config.js';
+import { recordDrift, type DriftFinding } from '../drift/index.js';
 import { createRecordStore } from '../db/recordStore.js';
-import { nextChangeSeq, type ApiRecord } from '../db/upsertRecords.js';
+import { nextChangeSeq, type ApiRecord, type UpsertResult } from '../db/upsertRecords.js';
 import { getStream, type StreamDefinition } from '../streams/index.js';
 import { createCheckpointStore } from './checkpoint.js';
 import type { GroupOutcome, PageGroup } from './storeMessages.js';
@@ -23,7 +24,7 @@ export function createGroupStore(db: Db): (group: PageGroup) => GroupOutcome {
     const upsert = upserterOf(stream);
     const seq = nextChangeSeq(db);
     const results = group.bodies.map((body) => upsert(itemsOf(stream, body), seq, group.at));
-    const drift = recordDrift(db, group.drift, group.at);
+    const drift = recordDrift(db, [...group.drift, ...typeFindings(stream.name, results)], group.at);
     const { finished } = group;
     let rest: Plan = group.rest;
     let next = group.next;
@@ -41,6 +42,19 @@ export function createGroupStore(db: Db): (group: PageGroup) => GroupOutcome {
     }
     return { results, rest, removed, drift };
   };
+}
+
+/** The values of the wrong type the pages held, one schema drift finding per field (the storage thread is where they are met). */
+function typeFindings(stream: StreamName, results: readonly UpsertResult[]): DriftFinding[] {
+  const byPath = new Map<string, DriftFinding>();
+  for (const result of results) {
+    for (const { path, count, example } of result.mistypedColumns.values()) {
+      const finding = byPath.get(path);
+      if (finding !== undefined) finding.count += count;
+      else byPath.set(path, { stream, kind: 'type', path, example, count });
+    }
+  }
+  return [...byPath.values()];
 }
 
 const UTF8 = new TextDecoder('utf-8');

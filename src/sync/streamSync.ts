@@ -2,7 +2,7 @@ import { ApiError, describeError, isUnreachable } from '../api/errors.js';
 import type { ApiClient, ListName } from '../api/client.js';
 import type { Config } from '../config.js';
 import type { Db } from '../db/open.js';
-import { createDriftDetector, warnNewDrift, type DriftDetector, type DriftFinding } from '../drift/index.js';
+import { createDriftDetector, warnMistyped, warnNewDrift, type DriftDetector, type DriftFinding } from '../drift/index.js';
 import type { ApiRecord, UpsertResult } from '../db/upsertRecords.js';
 import type { Logger } from '../log.js';
 import type { StreamDefinition } from '../streams/index.js';
@@ -75,11 +75,18 @@ export async function syncStream(ctx: StreamRunContext): Promise<StreamReport> {
   // which is what bounds a sync's speed.
   const detectDrift = ctx.checkDrift === false ? null : createDriftDetector(stream);
 
+  // Fields whose values of the wrong type were met in this run: each is warned of once per run, not per row.
+  const mistyped = new Set<string>();
   const record = (rows: number, result: UpsertResult): void => {
     report.rowsRead += rows;
     report.inserted += result.inserted;
     report.updated += result.updated;
     for (const column of result.missingColumns) if (!optional.has(column)) missing.add(column);
+    for (const [column, values] of result.mistypedColumns) {
+      if (mistyped.has(column)) continue;
+      mistyped.add(column);
+      warnMistyped(logger, name, column, values);
+    }
   };
 
   const source = { client, list: listNameOf(stream), logger, signal: fetches.signal };

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { Config } from '../../config.js';
+import { plainHttpWarning, type Config } from '../../config.js';
 import type { Logger } from '../../log.js';
 import { MANIFEST_DIR, parseDataFilePath, pointerOf, runIdTime } from '../layout.js';
 import { manifestText, type Manifest, type ManifestFile } from '../manifest.js';
@@ -56,7 +56,11 @@ export class BucketPublisher {
 
   static create(settings: Readonly<Config['export']['s3']>, target: ExportTarget, logger: Logger): BucketPublisher {
     const child = logger.child({ target: target.url });
-    return new BucketPublisher(new BucketObjects(createBucketClient(settings), target, child), settings.partSizeMiB * MIB, child);
+    const client = createBucketClient(settings);
+    // endpointLabel is the custom endpoint's URL, or a name (AWS S3 itself, always https) that is no URL.
+    const plain = plainHttpWarning(client.endpointLabel, 'The S3 endpoint');
+    if (plain !== null) child.warn(plain);
+    return new BucketPublisher(new BucketObjects(client, target, child), settings.partSizeMiB * MIB, child);
   }
 
   get url(): string {

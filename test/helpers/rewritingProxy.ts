@@ -1,0 +1,46 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export interface RewritingProxy {
+  url: string;
+  close(): Promise<void>;
+}
+
+/**
+ * A hostile API in front of the simulator: it forwards every request and hands each JSON answer to
+ * `rewrite` (with the request's path), which may change the records the way a broken or malicious
+ * server would. Answers that are not JSON pass through unchanged.
+ */
+export async function startRewritingProxy(target: string, rewrite: (path: string, body: unknown) => unknown): Promise<RewritingProxy> {
+  const server: Server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      const headers = Object.fromEntries(Object.entries(req.headers).filter(([name, value]) => typeof value === 'string' && name !== 'host' && name !== 'content-length')) as Record<string, string>;
+      const body = chunks.length > 0 ? Buffer.concat(chunks) : undefined;
+      fetch(new URL(req.url ?? '/', target), { method: req.method, headers, body })
+        .then(async (answer) => {
+          const text = await answer.text();
+          const path = new URL(req.url ?? '/', 'http://proxy').pathname;
+          let out = text;
+          if ((answer.headers.get('content-type') ?? '').includes('json')) out = JSON.stringify(rewrite(path, JSON.parse(text) as unknown));
+          const passed: Record<string, string> = {};
+          answer.headers.forEach((value, name) => {
+            if (name !== 'content-length' && name !== 'content-encoding' && name !== 'transfer-encoding' && name !== 'connection' && name !== 'keep-alive') passed[name] = value;
+          });
+          res.writeHead(answer.status, passed);
+          res.end(out);
+        })
+        .catch(() => res.destroy());
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}

@@ -1,0 +1,17 @@
+import { expect, it } from 'vitest';
+import { isIsoTimestamp, isoToMicros } from '../../src/isoTimestamp.js';
+
+const SAMPLES = [
+  '2026-03-01T12:00:00.000Z', '2026-03-01T12:00:00Z', '2026-03-01T12:00:00.123456Z', '2026-03-01T12:00:00.1234569Z', '2026-03-01T12:00:00.5+02:00',
+  '2026-03-01T12:00-0130', '2026-03-01 12:00:00', '2024-02-29', '1969-12-31T23:59:59.999999Z', '0050-01-01T00:00:00Z', '2026-03-01T12:00:00+0000',
+  '2026-03-01T17:00:00+05', '2026-03-01t12:00:00z', '2026-03-01 12:00:00,25Z', '', 'yesterday', '2026-13-01', '2026-01-01T24:00:00Z', '2026-01-01T12:60Z',
+  '2026-01-01T12:00:00.Z', '2026-01-01T12:00:00ZZ', '2026-01-01T12:00:00+2', '2026-01-01T12:00:00+123', '2026-01-01T12:00:00+24', '2026-01-01T12:00:00+05:60',
+  '2026-01-01T12:00:00+05:', '2026-01-01T12:00:00,Z', '2026-01-01x12:00:00Z', '2026-1-01', '20260101', '2026-03-01-05', '2026-03-01Z', '2026-03-01+05:00',
+  '2026-01-01T12:00:00.1234567890Z', '@SUM(1+1)', '=2026-01-01', '2026-01-01T12:00:00Z\n=cmd',
+];
+
+it('the sync\'s shape check accepts exactly what the parser reads, but for the length of a month', () => {
+  for (const text of SAMPLES) expect(isIsoTimestamp(text), JSON.stringify(text)).toBe(isoToMicros(text) !== null);
+  // The one difference: the day is checked against 31 only.
+  expect([isIsoTimestamp('2026-02-30'), isoToMicros('2026-02-30')]).toEqual([true, null]);
+});
