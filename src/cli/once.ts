@@ -10,7 +10,7 @@ import { runJob, type JobName, type JobOutcome } from '../runtime/jobs.js';
 import { withWorker } from '../runtime/worker.js';
 import { SKIPPED_UNREACHABLE } from '../sync/index.js';
 
-const HELP = `Usage: loyalty-sync once [--config FILE] [--verify] [--metrics-file PATH] [--pushgateway URL]
+const HELP = `Usage: loyalty-sync once [--config FILE] [--verify] [--accept-removals] [--metrics-file PATH] [--pushgateway URL]
 
 Runs sync, then push, then export, printing one line per step. With --verify, a sampled verify
 (verify.requests requests, default 50) runs right after the sync; differences it finds fail the run.
@@ -19,6 +19,7 @@ and the push are skipped and the export still runs from the mirror.
 Exit 0 only if every step succeeded, 1 if any failed or was skipped (or another loyalty-sync holds the
 mirror), 2 for bad usage or config. Meant for cron-style container jobs (Kubernetes CronJob, ECS tasks).
 
+  --accept-removals     confirm a mass removal from the unsubscribe list, as sync --accept-removals does
   --metrics-file PATH   at the end, also after a failure, write this run's metrics (the families of
                         run --metrics-listen) to PATH for node_exporter's textfile collector; written
                         under a temporary name and renamed, so PATH is never seen half-written.
@@ -37,6 +38,7 @@ const UNKNOWN_PROGRAM = 'unknown';
 export async function onceCommand(argv: string[], ctx: CommandContext): Promise<number> {
   const { values } = parseCommandArgs('once', argv, {
     verify: { type: 'boolean' },
+    'accept-removals': { type: 'boolean' },
     help: { type: 'boolean', short: 'h' },
     'metrics-file': { type: 'string' },
     pushgateway: { type: 'string' },
@@ -65,7 +67,7 @@ export async function onceCommand(argv: string[], ctx: CommandContext): Promise<
           results.push(outcome);
           continue;
         }
-        const outcome = await runJob(step, deps, signal);
+        const outcome = await runJob(step, deps, signal, { acceptRemovals: values['accept-removals'] === true });
         ctx.stdout.write(`${outcome.ok ? 'ok  ' : 'FAIL'} ${outcome.summary}\n`);
         results.push(outcome);
       }
