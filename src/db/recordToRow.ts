@@ -1,4 +1,5 @@
 import type { ColumnSpec, StreamDefinition } from '../streams/index.js';
+import { toJsonText } from '../jsonText.js';
 
 export type SqlValue = string | number | bigint | null;
 
@@ -62,6 +63,6 @@ function convert(column: ColumnSpec, value: unknown): SqlValue | undefined {
       if (typeof value === 'number' || typeof value === 'boolean') return String(value);
       return undefined;
     case 'json':
-      return JSON.stringify(value);
+      return toJsonText(value);
   }
 }
