@@ -5,8 +5,10 @@
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
-const DEFAULT = ['simulator', 'sync', 'push', 'export', 'publish', 'unreachable', 'metrics', 'verify'];
+const DEFAULT = ['simulator', 'sync', 'push', 'export', 'publish', 'unreachable', 'hostile-memory', 'metrics', 'verify'];
 const ALL = [...DEFAULT, 'soak'];
+/** Names whose file is named otherwise. */
+const FILES = { 'hostile-memory': 'hostileMemory' };
 const chosen = process.env.BENCH ? process.env.BENCH.split(',').map((name) => name.trim()) : DEFAULT;
 const unknown = chosen.filter((name) => !ALL.includes(name));
 if (unknown.length > 0) {
@@ -17,7 +19,7 @@ if (unknown.length > 0) {
 let failed = 0;
 for (const name of chosen) {
   console.log(`\n=== ${name} ===`);
-  const script = fileURLToPath(new URL(`./${name}.bench.mjs`, import.meta.url));
+  const script = fileURLToPath(new URL(`./${FILES[name] ?? name}.bench.mjs`, import.meta.url));
   const result = spawnSync(process.execPath, ['--expose-gc', script], { stdio: 'inherit' });
   if (result.status !== 0) {
     failed += 1;
