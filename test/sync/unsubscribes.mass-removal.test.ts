@@ -98,7 +98,7 @@ describe('an unsubscribe list that would empty the mirror', () => {
 });
 
 describe('loyalty-sync sync and once with a mass removal', () => {
-  it('exits 1 naming the cause, keeps the unsubscribes, and exits 0 once --accept-removals confirms', async () => {
+  it('sync and once exit 1 naming the cause and keep the unsubscribes; --accept-removals on either confirms', async () => {
     const dir = tempDir('loyalty-mass-removal-');
     const dbPath = join(dir, 'mirror.db');
     // No client-side rate limit: `once` reads every stream.
@@ -118,6 +118,16 @@ describe('loyalty-sync sync and once with a mass removal', () => {
     const db = openDatabase(dbPath);
     expect(removedCount(db)).toBe(0);
 
+    const confirmedByOnce = await runCli(['once', '--accept-removals'], { env });
+    expect(confirmedByOnce.stdout).toMatch(/^ok   sync: .*unsubscribes \+0 ~0 -300/m);
+    expect(confirmedByOnce.code).toBe(0);
+    expect(removedCount(db)).toBe(STORED);
+
+    // The list comes back, then empties again: sync --accept-removals confirms it too.
+    hostile.act(null);
+    expect((await runCli(['sync', '--stream', 'unsubscribes'], { env })).code).toBe(0);
+    expect(removedCount(db)).toBe(0);
+    hostile.act({ kind: 'empty-list', list: 'unsubscribes' });
     const confirmed = await runCli(['sync', '--stream', 'unsubscribes', '--accept-removals'], { env });
     expect(confirmed.stderr).toBe('');
     expect(confirmed.code).toBe(0);
