@@ -9,7 +9,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-const CLI = fileURLToPath(new URL('../dist/cli/index.js', import.meta.url));
+const CLI = fileURLToPath(new URL('../dist/cli/bin.js', import.meta.url));
+const MEMORY_AND_LOOPS = fileURLToPath(new URL('./hostileMemory.bench.mjs', import.meta.url));
 const CPU_AT_EXIT = fileURLToPath(new URL('./cpuAtExit.mjs', import.meta.url));
 // /proc counts CPU in clock ticks: 100 a second on Linux (getconf CLK_TCK).
 const CLOCK_TICKS_PER_SECOND = 100;
@@ -42,6 +43,17 @@ const CASES = [
           `${sync.cpuSecondsAfterFirst429.toFixed(2)} CPU s from the first 429 to its exit (target < 1 s)`,
         `  ${sync.stderr.split('\n')[0] ?? ''}`,
       ];
+    },
+  },
+  {
+    // A 400 MiB page and an endless cursor: hostileMemory.bench.mjs measures each sync in a child of its own.
+    name: 'memory-and-loops',
+    async run() {
+      const child = spawn(process.execPath, [MEMORY_AND_LOOPS], { stdio: ['ignore', 'pipe', 'inherit'] });
+      let output = '';
+      child.stdout.setEncoding('utf8').on('data', (chunk) => (output += chunk));
+      await new Promise((resolve) => child.on('close', resolve));
+      return output.trimEnd().split('\n');
     },
   },
 ];

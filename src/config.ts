@@ -15,6 +15,8 @@ export interface Config {
     burst: number;
     slowdownAfter429Ms: number;
     requestTimeoutMs: number;
+    /** A response body larger than this is abandoned while it arrives, so one answer cannot exhaust memory. */
+    maxResponseBytes: number;
     retry: { attempts: number; minDelayMs: number; maxDelayMs: number; maxElapsedMs: number };
   };
   db: { path: string };
@@ -24,6 +26,8 @@ export interface Config {
     updatedAtOverlapMinutes: number;
     lookbackDays: number;
     refreshIntervalHours: number;
+    /** Largest share of the stored rows one run may mark removed without --accept-removals. */
+    maxRemovedShare: number;
   };
   push: { concurrency: number; maxAttempts: number; backoffBaseMs: number; backoffMaxMs: number };
   export: {
@@ -169,6 +173,8 @@ function validate(config: Config): void {
   integer('api.burst', config.api.burst, 1);
   integer('api.slowdownAfter429Ms', config.api.slowdownAfter429Ms, 0);
   integer('api.requestTimeoutMs', config.api.requestTimeoutMs, 1, MAX_TIMER_MS);
+  // A page of 500 records needs well under 1 MiB; anything smaller would refuse ordinary pages.
+  integer('api.maxResponseBytes', config.api.maxResponseBytes, MIN_RESPONSE_BYTES);
   integer('api.retry.attempts', config.api.retry.attempts, 0, 100);
   integer('api.retry.minDelayMs', config.api.retry.minDelayMs, 0);
   // A timer holds at most MAX_TIMER_MS; a longer one would fire after 1 ms.
@@ -180,6 +186,7 @@ function validate(config: Config): void {
   positive('sync.updatedAtOverlapMinutes', config.sync.updatedAtOverlapMinutes, true);
   positive('sync.lookbackDays', config.sync.lookbackDays);
   positive('sync.refreshIntervalHours', config.sync.refreshIntervalHours);
+  share('sync.maxRemovedShare', config.sync.maxRemovedShare);
   integer('push.concurrency', config.push.concurrency, 1, 64);
   integer('push.maxAttempts', config.push.maxAttempts, 1);
   integer('push.backoffBaseMs', config.push.backoffBaseMs, 0);
@@ -214,6 +221,9 @@ function validate(config: Config): void {
     throw new ConfigError(`Config key "log.level" (or LOG_LEVEL) is "${config.log.level}"; expected one of ${LOG_LEVELS.join(', ')}.`);
   }
 }
+
+/** The smallest `api.maxResponseBytes` accepted: 1 MiB. */
+const MIN_RESPONSE_BYTES = 1024 * 1024;
 
 /**
  * Hosts a request to which never leaves the machine: `localhost`, an IPv4 literal in 127.0.0.0/8 and
@@ -299,6 +309,12 @@ function integer(key: string, value: number, min: number, max = Number.MAX_SAFE_
 function positive(key: string, value: number, allowZero = false): void {
   if (typeof value !== 'number' || !Number.isFinite(value) || value < 0 || (!allowZero && value === 0)) {
     throw new ConfigError(`Config key "${key}" is ${describe(value)}; expected a ${allowZero ? 'non-negative' : 'positive'} number.`);
+  }
+}
+
+function share(key: string, value: number): void {
+  if (typeof value !== 'number' || !Number.isFinite(value) || value < 0 || value > 1) {
+    throw new ConfigError(`Config key "${key}" is ${describe(value)}; expected a number from 0 to 1.`);
   }
 }
 

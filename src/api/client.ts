@@ -25,6 +25,8 @@ export interface ApiClientOptions {
   baseUrl: string;
   apiKey: string;
   requestTimeoutMs: number;
+  /** Larger response bodies are abandoned as they arrive (config `api.maxResponseBytes`). */
+  maxResponseBytes: number;
   /** Sent as `limit` on every list request (spec part 8: 1 to 500). */
   pageSize: number;
   retry: RetryPolicy;
@@ -331,6 +333,7 @@ export function createApiClient(config: Config['api'], logger: Logger, limiter?:
     baseUrl: config.baseUrl,
     apiKey: config.apiKey,
     requestTimeoutMs: config.requestTimeoutMs,
+    maxResponseBytes: config.maxResponseBytes,
     pageSize: config.pageSize,
     retry: config.retry,
     limiter: limiter ?? new RateLimiter(config),

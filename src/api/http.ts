@@ -1,7 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { Pool } from 'undici';
 import { toolVersion } from '../version.js';
-import { ApiError, kindAfterSending, transportError } from './errors.js';
+import { ApiError, isIdempotent, kindAfterSending, transportError } from './errors.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
 
@@ -31,6 +31,8 @@ export interface HttpTransportOptions {
   apiKey: string;
   /** Covers the whole exchange: connecting, headers and body. */
   requestTimeoutMs: number;
+  /** A body larger than this is abandoned as it arrives (config `api.maxResponseBytes`). */
+  maxResponseBytes: number;
 }
 
 // Replaces malformed sequences as undici's text() does; a body that then fails to parse is retried.
@@ -42,11 +44,13 @@ export class HttpTransport {
   readonly #prefix: string;
   readonly #headers: Record<string, string>;
   readonly #timeoutMs: number;
+  readonly #maxBodyBytes: number;
 
   constructor(options: HttpTransportOptions) {
     const base = new URL(options.baseUrl);
     this.#prefix = base.pathname.replace(/\/+$/, '');
     this.#timeoutMs = options.requestTimeoutMs;
+    this.#maxBodyBytes = options.maxResponseBytes;
     this.#pool = new Pool(base.origin, {
       headersTimeout: options.requestTimeoutMs,
       bodyTimeout: options.requestTimeoutMs,
@@ -88,11 +92,14 @@ export class HttpTransport {
       } catch (error) {
         throw failure(error, 'request');
       }
+      const answer = (body: HttpResponse['body']): HttpResponse => ({ status: response.statusCode, headers: response.headers, body });
       try {
-        const bytes = new Uint8Array(await response.body.arrayBuffer());
-        return { status: response.statusCode, headers: response.headers, body: { ok: true, text: UTF8.decode(bytes), bytes } };
+        const bytes = await readCapped(response.body, response.headers['content-length'], this.#maxBodyBytes);
+        return answer({ ok: true, text: UTF8.decode(bytes), bytes });
       } catch (error) {
-        return { status: response.statusCode, headers: response.headers, body: { ok: false, error: failure(error, 'body') } };
+        if (!(error instanceof BodyTooLarge)) return answer({ ok: false, error: failure(error, 'body') });
+        response.body.destroy();
+        return answer({ ok: false, error: tooLargeError(request, this.#maxBodyBytes, response.statusCode) });
       }
     } finally {
       clearTimeout(timer);
@@ -116,6 +123,41 @@ export class HttpTransport {
     }
     return transportError(method, path, error, phase);
   }
+}
+
+/** Thrown by `readCapped` when a body outgrows the limit; never leaves this module. */
+class BodyTooLarge extends Error {}
+
+/**
+ * The whole body, refused as soon as it is known to exceed `limit` bytes: from its Content-Length, else
+ * while it arrives, counting per chunk (not per byte), so at most `limit` bytes are ever held. The bytes
+ * are copied into one ArrayBuffer of their own, which a sync can move to its storage thread.
+ */
+async function readCapped(body: AsyncIterable<Buffer>, contentLength: string | string[] | undefined, limit: number): Promise<Uint8Array> {
+  if (typeof contentLength === 'string' && Number(contentLength) > limit) throw new BodyTooLarge();
+  const chunks: Buffer[] = [];
+  let total = 0;
+  for await (const chunk of body) {
+    total += chunk.byteLength;
+    if (total > limit) throw new BodyTooLarge();
+    chunks.push(chunk);
+  }
+  const bytes = new Uint8Array(total);
+  let offset = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return bytes;
+}
+
+/**
+ * Reading the same answer again would only fetch the same bytes: for a read the failure is permanent. For a
+ * POST it is as a body that broke off: its status still says whether the write landed.
+ */
+function tooLargeError({ method, path }: HttpRequest, limit: number, status: number): ApiError {
+  const reason = `the response body exceeded api.maxResponseBytes (${limit} bytes) and was abandoned`;
+  return new ApiError({ kind: isIdempotent(method) ? 'permanent' : 'ambiguous', method, path, status, reason });
 }
 
 function queryString(query: Record<string, QueryValue> | undefined): string {

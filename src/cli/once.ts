@@ -12,7 +12,7 @@ import { runJob, type JobName, type JobOutcome, type WorkerDeps } from '../runti
 import { withWorker } from '../runtime/worker.js';
 import { SKIPPED_UNREACHABLE } from '../sync/index.js';
 
-const HELP = `Usage: loyalty-sync once [--config FILE] [--verify] [--export-daily] [--metrics-file PATH] [--pushgateway URL]
+const HELP = `Usage: loyalty-sync once [--config FILE] [--verify] [--export-daily] [--accept-removals] [--metrics-file PATH] [--pushgateway URL]
 
 Runs sync, then push, then export, printing one line per step. With --verify, a sampled verify
 (verify.requests requests, default 50) runs right after the sync; differences it finds fail the run.
@@ -24,6 +24,7 @@ mirror), 2 for bad usage or config. Meant for cron-style container jobs (Kuberne
   --export-daily        export only when no full export has succeeded yet today (in schedule.timezone),
                         so a CronJob can sync and push every 15 minutes and export once a day; a day
                         whose export failed tries again on the next run.
+  --accept-removals     confirm a mass removal from the unsubscribe list, as sync --accept-removals does
   --metrics-file PATH   at the end, also after a failure, write this run's metrics (the families of
                         run --metrics-listen) to PATH for node_exporter's textfile collector; written
                         under a temporary name and renamed, so PATH is never seen half-written.
@@ -43,6 +44,7 @@ export async function onceCommand(argv: string[], ctx: CommandContext): Promise<
   const { values } = parseCommandArgs('once', argv, {
     verify: { type: 'boolean' },
     'export-daily': { type: 'boolean' },
+    'accept-removals': { type: 'boolean' },
     help: { type: 'boolean', short: 'h' },
     'metrics-file': { type: 'string' },
     pushgateway: { type: 'string' },
@@ -71,7 +73,7 @@ export async function onceCommand(argv: string[], ctx: CommandContext): Promise<
           results.push(outcome);
           continue;
         }
-        const outcome = (step === 'export' && values['export-daily'] ? exportNotDue(deps, new Date()) : null) ?? (await runJob(step, deps, signal));
+        const outcome = (step === 'export' && values['export-daily'] ? exportNotDue(deps, new Date()) : null) ?? (await runJob(step, deps, signal, { acceptRemovals: values['accept-removals'] === true }));
         ctx.stdout.write(`${outcome.ok ? 'ok  ' : 'FAIL'} ${outcome.summary}\n`);
         results.push(outcome);
       }

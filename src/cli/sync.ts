@@ -6,7 +6,7 @@ import { parseCommandArgs, parseStreamName } from './args.js';
 import type { CommandContext } from './context.js';
 import { EXIT_FAILED, EXIT_OK, UsageError } from './errors.js';
 
-const USAGE = `Usage: loyalty-sync sync [--stream NAME]... [--full] [--refresh]
+const USAGE = `Usage: loyalty-sync sync [--stream NAME]... [--full] [--refresh] [--accept-removals]
 
 Pull the streams incrementally into the SQLite mirror. Each page commits with its checkpoint,
 so an interrupted sync resumes where it stopped.
@@ -19,6 +19,10 @@ Options:
   --stream NAME  sync only this stream (repeatable): ${STREAM_NAMES.join(', ')}
   --full         forget the checkpoints and re-read everything
   --refresh      re-read the lookback windows (customers, activities, orders) now, even if not due
+  --accept-removals
+                 confirm a mass removal from the unsubscribe list: without it, a list that comes back
+                 empty, or would mark more than sync.maxRemovedShare of the stored addresses removed,
+                 fails the stream and marks nothing
   --help         show this help
 `;
 
@@ -28,6 +32,7 @@ export async function syncCommand(argv: string[], ctx: CommandContext): Promise<
     stream: { type: 'string', multiple: true },
     full: { type: 'boolean' },
     refresh: { type: 'boolean' },
+    'accept-removals': { type: 'boolean' },
     help: { type: 'boolean', short: 'h' },
   });
   if (values.help) {
@@ -43,6 +48,7 @@ export async function syncCommand(argv: string[], ctx: CommandContext): Promise<
       streams,
       full: values.full === true,
       refresh: values.refresh === true,
+      acceptRemovals: values['accept-removals'] === true,
       signal,
       progress: ctx.stderr,
     }),

@@ -12,7 +12,7 @@ import { EXIT_FAILED, EXIT_OK, UsageError } from './errors.js';
 /** Sampled mode's budget when --requests is not given. */
 export const DEFAULT_VERIFY_REQUESTS = 50;
 
-const USAGE = `Usage: loyalty-sync verify [--stream NAME]... [--full | --requests N] [--repair] [--json]
+const USAGE = `Usage: loyalty-sync verify [--stream NAME]... [--full | --requests N] [--repair [--accept-removals]] [--json]
 
 Show that the mirror equals the API, and repair it where it does not. Per stream, rows are
 missing (the API has them, the mirror does not), extra (the mirror has them, the API does not)
@@ -29,7 +29,11 @@ Options:
   --requests N   sampled mode's budget of requests, retries included (default ${DEFAULT_VERIFY_REQUESTS})
   --repair       store missing and stale rows as the sync does, mark extras with _removed_at
                  (never deleted), and correct a watermark that extras had pushed up;
-                 takes the writer lock, so it fails while another loyalty-sync holds the mirror
+                 takes the writer lock, so it fails while another loyalty-sync holds the mirror;
+                 extras that are all of a table's rows, or more than sync.maxRemovedShare of them,
+                 are not marked (the stream fails) unless --accept-removals confirms them
+  --accept-removals
+                 with --repair: confirm a mass removal
   --json         print one JSON document instead of the table
   --help         show this help
 
@@ -43,6 +47,7 @@ export async function verifyCommand(argv: string[], ctx: CommandContext): Promis
     full: { type: 'boolean' },
     requests: { type: 'string' },
     repair: { type: 'boolean' },
+    'accept-removals': { type: 'boolean' },
     json: { type: 'boolean' },
     help: { type: 'boolean', short: 'h' },
   });
@@ -53,9 +58,12 @@ export async function verifyCommand(argv: string[], ctx: CommandContext): Promis
   if (values.full && values.requests !== undefined) {
     throw new UsageError('verify: --full compares every row and takes no budget; give either --full or --requests N, not both.');
   }
+  if (values['accept-removals'] && !values.repair) {
+    throw new UsageError('verify: --accept-removals confirms what --repair marks removed; give it with --repair.');
+  }
   const requests = values.requests === undefined ? DEFAULT_VERIFY_REQUESTS : parseIntegerFlag('requests', values.requests, 1);
   const streams = values.stream?.map(parseStreamName);
-  const settings = { streams, mode: values.full ? 'full' : 'sample', requests, repair: values.repair === true } as const;
+  const settings = { streams, mode: values.full ? 'full' : 'sample', requests, repair: values.repair === true, acceptRemovals: values['accept-removals'] === true } as const;
 
   // Logs share stdout: with --json only errors are logged (unless LOG_LEVEL=debug asks for more), so the document stands alone.
   const quiet = values.json === true && !ctx.logger.isLevelEnabled('debug');
@@ -68,7 +76,7 @@ export async function verifyCommand(argv: string[], ctx: CommandContext): Promis
 }
 
 /** A plain verify only reads the mirror (and records its run), so it runs beside \`run\` without the writer lock. */
-async function verifyWithoutLock(ctx: CommandContext, settings: Pick<VerifyOptions, 'streams' | 'mode' | 'requests' | 'repair'>): Promise<VerifyReport> {
+async function verifyWithoutLock(ctx: CommandContext, settings: Pick<VerifyOptions, 'streams' | 'mode' | 'requests' | 'repair' | 'acceptRemovals'>): Promise<VerifyReport> {
   const shutdown = installShutdown(ctx.logger, ctx.config.runtime.shutdownDeadlineSeconds * 1000);
   const db = openDatabase(ctx.config.db.path);
   const client = createApiClient(ctx.config.api, ctx.logger);

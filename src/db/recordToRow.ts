@@ -1,5 +1,6 @@
 import { isIsoTimestamp } from '../isoTimestamp.js';
 import type { ColumnSpec, StreamDefinition } from '../streams/index.js';
+import { toJsonText } from '../jsonText.js';
 
 export type SqlValue = string | number | bigint | null;
 
@@ -95,6 +96,6 @@ function convert(column: ColumnSpec, value: unknown): SqlValue | undefined | typ
       if (typeof value === 'number' || typeof value === 'boolean') return String(value);
       return MISTYPED;
     case 'json':
-      return JSON.stringify(value);
+      return toJsonText(value);
   }
 }

@@ -10,14 +10,36 @@ export function sameJson(left: string, right: string): boolean {
   }
 }
 
-function sameValue(left: unknown, right: unknown): boolean {
-  if (left === right) return true;
-  if (typeof left !== 'object' || typeof right !== 'object' || left === null || right === null) return false;
-  if (Array.isArray(left) || Array.isArray(right)) {
-    return Array.isArray(left) && Array.isArray(right) && left.length === right.length && left.every((item, i) => sameValue(item, right[i]));
+/**
+ * Compared with a stack of its own rather than by recursion: JSON.parse reads any depth, and a record
+ * nested thousands of levels deep must not overflow the call stack here.
+ */
+function sameValue(leftRoot: unknown, rightRoot: unknown): boolean {
+  const lefts: unknown[] = [leftRoot];
+  const rights: unknown[] = [rightRoot];
+  while (lefts.length > 0) {
+    const left = lefts.pop();
+    const right = rights.pop();
+    if (left === right) continue;
+    if (typeof left !== 'object' || typeof right !== 'object' || left === null || right === null) return false;
+    if (Array.isArray(left) || Array.isArray(right)) {
+      if (!Array.isArray(left) || !Array.isArray(right) || left.length !== right.length) return false;
+      // A loop, not push(...left): spreading a long array would exceed the argument limit.
+      for (let i = 0; i < left.length; i++) {
+        lefts.push(left[i]);
+        rights.push(right[i]);
+      }
+      continue;
+    }
+    const leftKeys = Object.keys(left);
+    if (leftKeys.length !== Object.keys(right).length) return false;
+    const leftRecord = left as Record<string, unknown>;
+    const rightRecord = right as Record<string, unknown>;
+    for (const key of leftKeys) {
+      if (!Object.hasOwn(rightRecord, key)) return false;
+      lefts.push(leftRecord[key]);
+      rights.push(rightRecord[key]);
+    }
   }
-  const leftKeys = Object.keys(left);
-  if (leftKeys.length !== Object.keys(right).length) return false;
-  const rightRecord = right as Record<string, unknown>;
-  return leftKeys.every((key) => Object.hasOwn(rightRecord, key) && sameValue((left as Record<string, unknown>)[key], rightRecord[key]));
+  return true;
 }

@@ -3,6 +3,7 @@ import type { ColumnType, StreamDefinition } from '../streams/index.js';
 import type { Db } from './open.js';
 import { recordToRow, type MistypedValue } from './recordToRow.js';
 import { sameJson } from './sameJson.js';
+import { toJsonText } from '../jsonText.js';
 
 export interface UpsertResult {
   inserted: number;
@@ -66,7 +67,7 @@ export function createUpserter(db: Db, stream: StreamDefinition): (records: read
       const { values, missing, mistyped } = recordToRow(stream, record);
       for (const name of missing) result.missingColumns.add(name);
       if (mistyped !== null) noteMistyped(result, mistyped);
-      const raw = JSON.stringify(record);
+      const raw = toJsonText(record);
       if (insert.run(record.id, ...values, raw, now, changeSeq).changes > 0) result.inserted += 1;
       else if (update.run(...values, raw, now, changeSeq, record.id, raw, raw).changes > 0) result.updated += 1;
       else result.unchanged += 1;
@@ -103,7 +104,7 @@ export function createUnsubscribeUpserter(db: Db, stream: StreamDefinition): (re
       const { values, missing, mistyped } = recordToRow(stream, record);
       for (const name of missing) result.missingColumns.add(name);
       if (mistyped !== null) noteMistyped(result, mistyped);
-      const raw = JSON.stringify(record);
+      const raw = toJsonText(record);
       const before = current.get(record.id) as { raw: string; removed_at: string | null } | undefined;
       // A return, or a record whose JSON changed (members in any order), is news for exports.
       const changed = before !== undefined && ((before.raw !== raw && !sameJson(before.raw, raw)) || before.removed_at !== null);

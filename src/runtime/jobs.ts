@@ -32,14 +32,23 @@ export interface JobOutcome {
   unreachable?: boolean;
 }
 
+/** What one run of a job may do beyond its defaults. */
+export interface JobOptions {
+  /**
+   * A sync's walk may mark a mass removal from the unsubscribe list (`once --accept-removals`). `run` never
+   * sets it: a standing confirmation would let every future bad answer through.
+   */
+  acceptRemovals?: boolean;
+}
+
 /** Runs one job once and turns its report, or its failure, into one line. Never throws. */
-export async function runJob(job: JobName, deps: WorkerDeps, signal?: AbortSignal): Promise<JobOutcome> {
+export async function runJob(job: JobName, deps: WorkerDeps, signal?: AbortSignal, options: JobOptions = {}): Promise<JobOutcome> {
   const logger = deps.logger.child({ job });
   try {
     switch (job) {
       case 'sync':
       case 'refresh': {
-        const report = await runSync({ ...deps, logger, refresh: job === 'refresh', signal });
+        const report = await runSync({ ...deps, logger, refresh: job === 'refresh', acceptRemovals: options.acceptRemovals, signal });
         const unreachable = describeUnreachableSync(report, deps.config.api.baseUrl);
         if (unreachable !== null) return { job, ok: false, unreachable: true, summary: `${job}: ${unreachable}` };
         const parts = report.streams.map((s) =>

@@ -2,6 +2,7 @@ import { ApiError, describeError } from '../api/errors.js';
 import type { ApiClient, ListName } from '../api/client.js';
 import type { ApiRecord } from '../db/upsertRecords.js';
 import type { Logger } from '../log.js';
+import { RowsSeen } from './rowsSeen.js';
 import type { Pass } from './types.js';
 
 /** One page of a pass, with the token to checkpoint beside it: where the pass continues, or null when it is over. */
@@ -35,6 +36,14 @@ export function passPages(pass: Pass, cursor: string | null, options: SourceOpti
 const EMPTY_PAGES_THAT_END_A_PASS = 3;
 
 /**
+ * Pages in a row, each with a new cursor, holding only rows this pass has already read, after which the
+ * pass fails: a server that hands out fresh cursors over the same rows would otherwise never let it end.
+ * A record updated while the pass runs may legitimately come again, but then with a new `updated_at`,
+ * which makes it a new row here.
+ */
+const REPEATED_PAGES_THAT_FAIL_A_PASS = 5;
+
+/**
  * Follows cursors from `cursor`. A cursor the API refuses (a 4xx: expired, or issued by an older
  * deployment) restarts the pass from its stored filters: rows re-read are upserted as unchanged.
  */
@@ -43,7 +52,9 @@ async function* listPages(list: ListName, pass: Extract<Pass, { kind: 'list' }>,
   let current = cursor;
   let restarted = false;
   const seen = new Set<string>();
+  let rows = new RowsSeen();
   let emptyInARow = 0;
+  let repeatedInARow = 0;
   for (;;) {
     let page;
     try {
@@ -53,9 +64,15 @@ async function* listPages(list: ListName, pass: Extract<Pass, { kind: 'list' }>,
       logger.warn({ error: describeError(error), params: pass.params }, 'the API refused the stored cursor; restarting the pass from its filters');
       restarted = true;
       current = null;
+      // The restarted pass reads its rows again, rightly.
+      rows = new RowsSeen();
       continue;
     }
     let next = page.nextCursor;
+    repeatedInARow = rows.addPage(page.items) && next !== null ? repeatedInARow + 1 : 0;
+    if (repeatedInARow >= REPEATED_PAGES_THAT_FAIL_A_PASS) {
+      throw new Error(`GET ${list}: ${repeatedInARow} pages in a row came with new cursors but held only rows this pass had already read, so the list would never end`);
+    }
     if (next !== null && seen.has(next)) {
       // An empty last page that hands back a cursor already followed is an end, however odd;
       // rows with a repeated cursor would loop forever.

@@ -7,7 +7,8 @@ import { getStream, type StreamDefinition } from '../streams/index.js';
 import { createCheckpointStore } from './checkpoint.js';
 import type { GroupOutcome, PageGroup } from './storeMessages.js';
 import { watermarkOf } from './storedFacts.js';
-import { countUnseen, tombstoneUnseen } from './tombstones.js';
+import { massRemovalProblem } from './massRemoval.js';
+import { countPresent, countUnseen, tombstoneUnseen } from './tombstones.js';
 import type { Plan } from './types.js';
 
 /**
@@ -37,7 +38,10 @@ export function createGroupStore(db: Db): (group: PageGroup) => GroupOutcome {
       checkpoints.save(stream.name, rest, next, group.at);
     } else {
       // Only a walk that reached its end may tombstone what it did not see.
-      if (finished?.kind === 'walk') removed = tombstoneUnseen(db, finished.startedAt, group.at, seq);
+      if (finished?.kind === 'walk') {
+        if (!group.removals.accepted) refuseMassRemoval(db, finished.startedAt, group.removals.maxShare);
+        removed = tombstoneUnseen(db, finished.startedAt, group.at, seq);
+      }
       checkpoints.complete(stream.name, { watermark: watermarkOf(db, stream), refreshed: rest.refreshes, at: group.at });
     }
     return { results, rest, removed, drift };
@@ -55,6 +59,17 @@ function typeFindings(stream: StreamName, results: readonly UpsertResult[]): Dri
     }
   }
   return [...byPath.values()];
+}
+
+/**
+ * Throws, so the group rolls back and nothing is marked, when the walk would tombstone more of the list than
+ * one run may without a confirmation. The plan stays stored: every run fails the same way until the list
+ * comes back or `--accept-removals` confirms it.
+ */
+function refuseMassRemoval(db: Db, walkStartedAt: string, maxShare: number): void {
+  const problem = massRemovalProblem(countUnseen(db, walkStartedAt), countPresent(db), maxShare, 'stored addresses');
+  if (problem === null) return;
+  throw new Error(`the unsubscribe list ${problem}, so nothing was marked; if those addresses really left the list, confirm with sync --accept-removals`);
 }
 
 const UTF8 = new TextDecoder('utf-8');

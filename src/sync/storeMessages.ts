@@ -1,6 +1,7 @@
 import type { StreamName } from '../config.js';
 import type { UpsertResult } from '../db/upsertRecords.js';
 import type { DriftFinding } from '../drift/index.js';
+import type { RemovalRule } from './massRemoval.js';
 import type { Pass, Plan } from './types.js';
 
 /**
@@ -22,6 +23,8 @@ export interface PageGroup {
   at: string;
   /** The schema drift in the group's records, found on the main thread, which parsed them already. */
   drift: DriftFinding[];
+  /** What a walk this group completes may tombstone. */
+  removals: RemovalRule;
 }
 
 export interface GroupOutcome {

@@ -34,6 +34,8 @@ export interface StreamRunContext {
   clock: () => Date;
   /** As in `SyncOptions`: default true. */
   checkDrift?: boolean;
+  /** As in `SyncOptions`. */
+  acceptRemovals?: boolean;
 }
 
 /**
@@ -67,10 +69,11 @@ export async function syncStream(ctx: StreamRunContext): Promise<StreamReport> {
   const missing = new Set<string>();
   const optional = new Set(stream.columns.filter((column) => column.optional).map((column) => column.name));
   const { store } = ctx;
+  const removals = { maxShare: ctx.config.sync.maxRemovedShare, accepted: ctx.acceptRemovals === true };
 
   // A group of pages and the checkpoint after the last of them, stored together.
   const storeGroup = (pages: FetchedPage[], finished: Pass | null, rest: Plan, next: string | null): Promise<GroupOutcome> =>
-    store.store({ stream: name, bodies: pages.map((page) => page.body), finished, rest, next, at: clock().toISOString(), drift: pages.flatMap((page) => page.drift) });
+    store.store({ stream: name, bodies: pages.map((page) => page.body), finished, rest, next, at: clock().toISOString(), drift: pages.flatMap((page) => page.drift), removals });
   // Here, not on the storage thread: this thread parses every page anyway and mostly waits for storage,
   // which is what bounds a sync's speed.
   const detectDrift = ctx.checkDrift === false ? null : createDriftDetector(stream);

@@ -5,6 +5,11 @@ export function countUnseen(db: Db, walkStartedAt: string): number {
   return db.prepare('SELECT count(*) FROM unsubscribes WHERE removed_at IS NULL AND last_seen_at < ?').pluck().get(walkStartedAt) as number;
 }
 
+/** Addresses still marked present. */
+export function countPresent(db: Db): number {
+  return db.prepare('SELECT count(*) FROM unsubscribes WHERE removed_at IS NULL').pluck().get() as number;
+}
+
 /**
  * After a complete walk of the unsubscribe list: every address still marked present that the
  * walk did not see (last seen before the walk started) has left the list. Never call it after a

@@ -25,6 +25,11 @@ export interface SyncOptions {
   facts?: Pick<OpsFacts, 'streamSynced' | 'mirrorRows'>;
   /** Compare records with the spec's declaration and record schema drift; default true (off only to measure its cost). */
   checkDrift?: boolean;
+  /**
+   * Confirms a mass removal: lets an unsubscribe walk mark addresses removed even when the list came back
+   * empty or more than `sync.maxRemovedShare` of the stored addresses left it. Default false.
+   */
+  acceptRemovals?: boolean;
 }
 
 /** `skipped`: not tried, because an earlier stream of the run found the API unreachable. */

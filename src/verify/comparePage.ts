@@ -4,6 +4,7 @@ import type { StoredRow } from './mirrorRows.js';
 import type { StreamTally } from './streamTally.js';
 import type { SyncReach } from './syncReach.js';
 import type { MirrorId } from './types.js';
+import { toJsonText } from '../jsonText.js';
 
 /**
  * Compares the API's records with the mirror's rows for the same ids and returns the records the mirror
@@ -32,10 +33,10 @@ export function compareRecords(records: readonly ApiRecord[], stored: (id: Mirro
 }
 
 /**
- * The sync stores `JSON.stringify` of the parsed record, so an unchanged record gives the same text;
+ * The sync stores `toJsonText` (JSON.stringify) of the parsed record, so an unchanged record gives the same text;
  * only when it does not are the two compared by value (members in any order).
  */
 function sameRecord(raw: string, record: ApiRecord): boolean {
-  const text = JSON.stringify(record);
+  const text = toJsonText(record);
   return text === raw || sameJson(raw, text);
 }

@@ -2,6 +2,7 @@ import { describeError } from '../api/errors.js';
 import type { StreamName } from '../config.js';
 import { createDriftDetector, recordDrift, warnNewDrift } from '../drift/index.js';
 import { getStream } from '../streams/index.js';
+import { massRemovalProblem, type RemovalRule } from '../sync/massRemoval.js';
 import { createMirrorRows } from './mirrorRows.js';
 import { missingBound } from './missingBound.js';
 import { createRepairer } from './repair.js';
@@ -60,7 +61,8 @@ export async function runVerify(options: VerifyOptions): Promise<VerifyReport> {
       await verifySampled(contexts, new RequestBudget(options.requests), options.random ?? Math.random, fail);
     }
 
-    const streams = contexts.map((ctx) => finishStream(ctx, mode, errors.get(ctx.stream.name)));
+    const removals: RemovalRule = { maxShare: config.sync.maxRemovedShare, accepted: options.acceptRemovals === true };
+    const streams = contexts.map((ctx) => finishStream(ctx, mode, removals, errors.get(ctx.stream.name)));
     const remaining = streams.some((stream) => stream.error !== undefined || (!options.repair && stream.missing_count + stream.extra_count + stream.stale_count > 0));
     const report: VerifyReport = { mode, requests: client.stats.requests - requestsBefore, ok: !remaining, streams };
     finishVerifyRun(db, runId, report, clock().toISOString());
@@ -73,9 +75,11 @@ export async function runVerify(options: VerifyOptions): Promise<VerifyReport> {
 }
 
 /** Marks the extras (when repairing), corrects the watermark, and turns the tally into the stream's result. */
-function finishStream(ctx: StreamVerifyContext, mode: VerifyOptions['mode'], error: string | undefined): StreamVerifyResult {
+function finishStream(ctx: StreamVerifyContext, mode: VerifyOptions['mode'], removals: RemovalRule, failure: string | undefined): StreamVerifyResult {
   const { tally, repairer, logger, stream } = ctx;
+  let error = failure;
   // A walk cut short cannot tell an extra from a row on a page it did not read: extras stand only for a stream verified to its end.
+  if (repairer !== null && error === undefined) error = refusedMassRemoval(ctx, removals);
   if (repairer !== null && error === undefined) {
     repairer.markRemoved(tally.extras());
     const moved = repairer.correctWatermark();
@@ -87,4 +91,14 @@ function finishStream(ctx: StreamVerifyContext, mode: VerifyOptions['mode'], err
   const { missing_count, extra_count, stale_count } = result;
   logger.info({ compared: result.compared, missing: missing_count, extra: extra_count, stale: stale_count, unsynced: result.unsynced, repaired: result.repaired }, `${stream.name} verified`);
   return result;
+}
+
+/** Why the extras may not be marked without --accept-removals (the sync's rule for tombstones); undefined when they may. */
+function refusedMassRemoval(ctx: StreamVerifyContext, removals: RemovalRule): string | undefined {
+  if (removals.accepted) return undefined;
+  const problem = massRemovalProblem(ctx.tally.extraCount(), ctx.mirror.presentCount(), removals.maxShare, `stored ${ctx.stream.name} rows`);
+  if (problem === null) return undefined;
+  const message = `the repair ${problem}, so nothing was marked; if the API really lost those rows, confirm with verify --repair --accept-removals`;
+  ctx.logger.error(message);
+  return message;
 }

@@ -32,6 +32,10 @@ export class StreamTally {
     this.#extras.delete(id);
   }
 
+  extraCount(): number {
+    return this.#extras.size;
+  }
+
   extras(): MirrorId[] {
     return [...this.#extras].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
   }

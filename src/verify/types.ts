@@ -20,6 +20,11 @@ export interface VerifyOptions {
   requests: number;
   /** Store what is missing or stale, mark extras removed, correct watermarks. Needs the writer lock. */
   repair: boolean;
+  /**
+   * With `repair`: mark extras removed even when they are all of a table's rows or more than
+   * `sync.maxRemovedShare` of them (a confirmed mass removal). Default false.
+   */
+  acceptRemovals?: boolean;
   signal?: AbortSignal;
   /** Where sampled windows fall; tests pass a seeded one. Default Math.random. */
   random?: () => number;

@@ -24,6 +24,7 @@ export function testClient(baseUrl: string, apiKey: string, overrides: Partial<A
     baseUrl,
     apiKey,
     requestTimeoutMs: 5_000,
+    maxResponseBytes: 64 * 1024 * 1024,
     pageSize: 500,
     retry: { attempts: 8, minDelayMs: 1, maxDelayMs: 10, maxElapsedMs: 60_000 },
     limiter: new RateLimiter({ requestsPerSecond: 10_000, burst: 100, slowdownAfter429Ms: 10 }),
