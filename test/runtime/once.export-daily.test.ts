@@ -2,6 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { RUN_ID_PATTERN } from '../../src/export/layout.js';
 import { startSimulator, type SimulatorHandle } from '../../src/simulator/index.js';
 import { runCli } from '../helpers/cli.js';
 import { parseSamples, sumOf } from '../helpers/exposition.js';
@@ -21,7 +22,7 @@ describe('once --export-daily', () => {
     const env = { LOYALTY_API_KEY: sim.keys.full, LOYALTY_BASE_URL: sim.url, LOYALTY_DB: join(dir, 'mirror.db'), LOYALTY_EXPORT_DIR: join(dir, 'exports') };
     const metricsFile = join(dir, 'loyalty_sync.prom');
     const once = () => runCli(['once', '--export-daily', '--metrics-file', metricsFile], { env });
-    const runManifests = () => readdirSync(join(dir, 'exports', 'manifests')).filter((name) => name !== 'latest.json' && name.endsWith('.json'));
+    const runManifests = () => readdirSync(join(dir, 'exports', 'manifests')).filter((name) => RUN_ID_PATTERN.test(name.replace(/\.json$/, '')));
     const steps = (stdout: string) => stdout.split('\n').filter((line) => /^(ok|FAIL|SKIP) /.test(line));
 
     const first = await once();

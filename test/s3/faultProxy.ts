@@ -8,7 +8,12 @@ import { Transform } from 'node:stream';
  * forwarding; `delete-errors` answers a DeleteObjects with 200 and an InternalError for every key,
  * deleting nothing, as S3 may under load.
  */
-export type WriteFault = 'pass' | 'slowdown' | 'drop-after-apply' | 'corrupt' | 'deny' | 'delete-errors';
+/**
+ * What the proxy does with a write: `hold` never sends it to the store nor answers it, as when the
+ * client is killed before its request reached the store (a proxy cannot see a SIGKILLed peer's socket
+ * close while it holds the request paused, so a held write is the faithful way to say so).
+ */
+export type WriteFault = 'pass' | 'slowdown' | 'drop-after-apply' | 'corrupt' | 'deny' | 'delete-errors' | 'hold';
 
 export interface WriteSeen {
   /** 1 for the first write through the proxy. */
@@ -94,6 +99,10 @@ export async function startFaultProxy(upstream: string, options: FaultProxyOptio
       if (req.method === 'POST') req.on('data', (chunk: Buffer) => (write.body += chunk.toString('utf8')));
       options.onWrite?.(write);
       fault = options.fault?.(write) ?? 'pass';
+    }
+    if (fault === 'hold') {
+      req.resume();
+      return;
     }
     if (fault === 'deny') return answerLocally(req, res, 403, () => ACCESS_DENIED);
     if (fault === 'delete-errors') return answerLocally(req, res, 200, everyKeyFailed);

@@ -20,6 +20,7 @@ describe('an export killed at any moment of its upload', () => {
   let proxy: FaultProxy;
   let killWhen: ((write: WriteSeen) => boolean) | null = null;
   let kill: (() => void) | null = null;
+  let killedAt: WriteSeen | null = null;
   let env: Record<string, string>;
   let previousRunId: string;
 
@@ -34,9 +35,12 @@ describe('an export killed at any moment of its upload', () => {
       onWrite: (write) => {
         if (killWhen?.(write)) {
           killWhen = null;
+          killedAt = write;
           kill?.();
         }
       },
+      // The write the process was killed at never reaches the store: it was still on its way.
+      fault: (write) => (write === killedAt ? 'hold' : 'pass'),
     });
     env = { ...awsEnv(proxy.endpoint), LOYALTY_CONFIG: join(dir, 'config.json'), LOYALTY_DB: join(dir, 'mirror.db'), LOYALTY_EXPORT_DIR: join(dir, 'exports'), LOYALTY_EXPORT_URL: `s3://${bucket}/${PREFIX}` };
     const first = await runCli(['export'], { env });
