@@ -57,12 +57,10 @@ export async function verifyCommand(argv: string[], ctx: CommandContext): Promis
   const streams = values.stream?.map(parseStreamName);
   const settings = { streams, mode: values.full ? 'full' : 'sample', requests, repair: values.repair === true } as const;
 
-  // Logs share stdout: with --json only errors are logged (unless LOG_LEVEL=debug asks for more), so the document stands alone.
-  const quiet = values.json === true && !ctx.logger.isLevelEnabled('debug');
-  const run = quiet ? { ...ctx, logger: ctx.logger.child({}, { level: 'error' }) } : ctx;
+  // Logs go to stderr, so with --json stdout holds the document alone.
   const report = settings.repair
-    ? await withWorker(run, { command: 'verify --repair', waitForLock: false }, (deps, signal) => runVerify({ ...deps, ...settings, signal }))
-    : await verifyWithoutLock(run, settings);
+    ? await withWorker(ctx, { command: 'verify --repair', waitForLock: false }, (deps, signal) => runVerify({ ...deps, ...settings, signal }))
+    : await verifyWithoutLock(ctx, settings);
   ctx.stdout.write(values.json ? `${JSON.stringify(report)}\n` : renderVerifyReport(report));
   return report.ok ? EXIT_OK : EXIT_FAILED;
 }

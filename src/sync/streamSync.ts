@@ -175,7 +175,9 @@ export async function syncStream(ctx: StreamRunContext): Promise<StreamReport> {
   }
   const seconds = (performance.now() - started) / 1000;
   const rowsPerSecond = Math.round(report.rowsRead / Math.max(seconds, 0.001));
-  logger.info({ ...report, ...api, seconds: Number(seconds.toFixed(3)), rowsPerSecond }, `${name} sync ${report.status}`);
+  // The logger is bound to the stream already: repeating `stream` would write the key twice.
+  const { stream: _bound, ...outcome } = report;
+  logger.info({ ...outcome, ...api, seconds: Number(seconds.toFixed(3)), rowsPerSecond }, `${name} sync ${report.status}`);
   ctx.progress.finish(name, report.rowsRead, report.pages, report.status);
   return report;
 }

@@ -34,3 +34,19 @@ export function runCli(args: string[], options: CliOptions = {}): Promise<CliRes
     child.stdin.end(options.input ?? '');
   });
 }
+
+/** The pino records among a run's stderr lines (logs go to stderr, beside the command's sentences). */
+export function logRecords(stderr: string): Array<Record<string, unknown>> {
+  return stderr
+    .split('\n')
+    .filter((line) => line.startsWith('{'))
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
+}
+
+/** stderr without the log records: the sentences the command itself wrote. */
+export function sentences(stderr: string): string {
+  return stderr
+    .split('\n')
+    .filter((line) => !line.startsWith('{'))
+    .join('\n');
+}
