@@ -155,6 +155,7 @@ export async function syncStream(ctx: StreamRunContext): Promise<StreamReport> {
       report.status = 'failed';
       report.error = describeError(error);
       if (isUnreachable(error)) report.unreachable = true;
+      if (error instanceof ApiError && (error.status === 401 || error.status === 403)) report.refused = error.status;
       const at = clock().toISOString();
       checkpoints.fail(name, report.error, at);
       // Resuming would repeat a request the API refuses for good, so the plan is dropped, but only while its
