@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import cron from 'node-cron';
+import { cronRangeProblem } from './cronFields.js';
 import { parseExportTarget } from './export/target.js';
 import { parseListenAddress } from './metrics/listenAddress.js';
 
@@ -197,6 +198,10 @@ function validate(config: Config): void {
     const expression = config.schedule[job];
     if (!cron.validate(expression)) {
       throw new ConfigError(`Config key "schedule.${job}" is "${expression}"; expected a cron expression such as "*/15 * * * *".`);
+    }
+    const outOfRange = cronRangeProblem(expression);
+    if (outOfRange !== null) {
+      throw new ConfigError(`Config key "schedule.${job}" is "${expression}", whose ${outOfRange.replace(/^the /, '')}; expected a cron expression such as "*/15 * * * *".`);
     }
   }
   integer('runtime.lockLeaseSeconds', config.runtime.lockLeaseSeconds, 1);

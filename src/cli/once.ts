@@ -3,7 +3,7 @@ import { describeError } from '../api/errors.js';
 import { requireApiKey, type CommandContext } from './context.js';
 import { parseCommandArgs } from './args.js';
 import { EXIT_FAILED, EXIT_OK, UsageError } from './errors.js';
-import { writeMetricsFile } from '../metrics/metricsFile.js';
+import { metricsFileProblem, writeMetricsFile } from '../metrics/metricsFile.js';
 import { gatewayForDisplay, pushToGateway } from '../metrics/pushgateway.js';
 import { createMetrics, type Metrics } from '../metrics/registry.js';
 import { runJob, type JobName, type JobOutcome } from '../runtime/jobs.js';
@@ -22,7 +22,8 @@ mirror), 2 for bad usage or config. Meant for cron-style container jobs (Kuberne
   --metrics-file PATH   at the end, also after a failure, write this run's metrics (the families of
                         run --metrics-listen) to PATH for node_exporter's textfile collector; written
                         under a temporary name and renamed, so PATH is never seen half-written.
-                        A file that cannot be written makes the exit code 1.
+                        A folder that does not exist or may not be written is refused before the
+                        run starts (exit 2); a file that then cannot be written makes the exit code 1.
   --pushgateway URL     at the end, push the same metrics to a Prometheus Pushgateway (job loyalty_sync,
                         grouped by program_id). An unreachable Pushgateway is a warning only: the exit
                         code stays what the job made it.
@@ -47,6 +48,8 @@ export async function onceCommand(argv: string[], ctx: CommandContext): Promise<
   }
   const metricsFile = values['metrics-file'];
   if (metricsFile === '') throw new UsageError('--metrics-file is empty; expected a file path such as /var/lib/node_exporter/textfile/loyalty_sync.prom.');
+  const problem = metricsFile === undefined ? null : metricsFileProblem(metricsFile);
+  if (problem !== null) throw new UsageError(`--metrics-file is "${metricsFile}", but ${problem}; expected a file path in a folder this user may write, such as /var/lib/node_exporter/textfile/loyalty_sync.prom.`);
   const gateway = values.pushgateway === undefined ? undefined : gatewayUrl(values.pushgateway);
   const metrics = metricsFile === undefined && gateway === undefined ? null : createMetrics();
 
