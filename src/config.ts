@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import cron from 'node-cron';
 import { MAX_TIMER_MS } from './api/maxTimer.js';
+import { cronRangeProblem } from './cronFields.js';
 import { parseExportTarget } from './export/target.js';
 import { parseListenAddress } from './metrics/listenAddress.js';
 
@@ -206,6 +207,10 @@ function validate(config: Config): void {
     const expression = config.schedule[job];
     if (!cron.validate(expression)) {
       throw new ConfigError(`Config key "schedule.${job}" is "${expression}"; expected a cron expression such as "*/15 * * * *".`);
+    }
+    const outOfRange = cronRangeProblem(expression);
+    if (outOfRange !== null) {
+      throw new ConfigError(`Config key "schedule.${job}" is "${expression}", whose ${outOfRange.replace(/^the /, '')}; expected a cron expression such as "*/15 * * * *".`);
     }
   }
   integer('runtime.lockLeaseSeconds', config.runtime.lockLeaseSeconds, 1);

@@ -35,15 +35,18 @@ export function redact(text: string): string {
 
 export interface CreateLoggerOptions {
   level: LogLevel;
-  /** Defaults to stdout; tests pass a stream to capture the output. */
+  /** Defaults to stderr; tests pass a stream to capture the output. */
   destination?: DestinationStream;
-  /** Human-readable lines; by default only when stdout is a terminal and no destination is given. */
+  /** Human-readable lines; by default only when stderr is a terminal and no destination is given. */
   pretty?: boolean;
 }
 
-/** JSON lines to stdout (readable on a terminal), with the credential redacted everywhere. */
+/**
+ * JSON lines to stderr (readable on a terminal), with the credential redacted everywhere. Logs stay
+ * off stdout so that a command's own output (summaries, `--json` documents) can be redirected alone.
+ */
 export function createLogger(options: CreateLoggerOptions): Logger {
-  const pretty = options.pretty ?? (!options.destination && process.stdout.isTTY === true);
+  const pretty = options.pretty ?? (!options.destination && process.stderr.isTTY === true);
   const withStack = options.level === 'debug' || options.level === 'trace';
   const clean = (value: unknown): unknown => scrub(value, withStack);
   const base = {
@@ -65,9 +68,9 @@ export function createLogger(options: CreateLoggerOptions): Logger {
     serializers: { err: clean, error: clean },
   };
   if (pretty) {
-    return pino({ ...base, transport: { target: 'pino-pretty', options: { colorize: true, translateTime: 'SYS:HH:MM:ss', ignore: 'pid,hostname' } } });
+    return pino({ ...base, transport: { target: 'pino-pretty', options: { destination: 2, colorize: true, translateTime: 'SYS:HH:MM:ss', ignore: 'pid,hostname' } } });
   }
-  return pino(base, options.destination ?? destination({ fd: 1, sync: false }));
+  return pino(base, options.destination ?? destination({ fd: 2, sync: false }));
 }
 
 /** Levels of nesting a log record keeps; what lies deeper is replaced, since no reader of a log line needs it. */

@@ -1,8 +1,9 @@
 import type { Writable } from 'node:stream';
 import { createApiClient, type ApiClient } from '../api/client.js';
 import type { Config } from '../config.js';
-import { openDatabase, type Db } from '../db/open.js';
+import { openDatabase, openDatabaseForReading, type Db } from '../db/open.js';
 import type { Logger } from '../log.js';
+import { UsageError } from './errors.js';
 
 /** What every command receives from the dispatcher: no module-level singletons. */
 export interface CommandContext {
@@ -12,8 +13,27 @@ export interface CommandContext {
   stderr: Writable;
 }
 
+/**
+ * The mirror, for a command that changes it (export, queue retry, queue cancel). It must exist: a
+ * mistyped LOYALTY_DB fails naming the path instead of creating an empty mirror there.
+ */
 export function openMirror(ctx: CommandContext): Db {
+  return openDatabase(ctx.config.db.path, { mustExist: true });
+}
+
+/** The mirror, for a command that adds to it (queue add-…, queue import): created when it does not exist yet. */
+export function createMirror(ctx: CommandContext): Db {
   return openDatabase(ctx.config.db.path);
+}
+
+/** The mirror, for a command that only reads it (status, queue list): it must exist, and is read-only when this user may not write it. */
+export function readMirror(ctx: CommandContext): Db {
+  return openDatabaseForReading(ctx.config.db.path);
+}
+
+/** A command that calls the API stops before sending anything without a key: every request would only get a 401. */
+export function requireApiKey(ctx: CommandContext, command: string): void {
+  if (ctx.config.api.apiKey === '') throw new UsageError(`LOYALTY_API_KEY is not set; export the program API key in that variable and run ${command} again.`);
 }
 
 export function createClient(ctx: CommandContext): ApiClient {

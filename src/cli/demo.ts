@@ -63,7 +63,7 @@ export async function demoCommand(argv: string[], ctx: CommandContext): Promise<
     const logger = createLogger({ level: config.log.level });
     const demoCtx: CommandContext = { ...ctx, config, logger };
 
-    const { results: outcomes, writer } = await withWorker(demoCtx, { command: 'demo', waitForLock: false }, async (deps, signal) => {
+    const { results: outcomes, writer } = await withWorker(demoCtx, { command: 'demo', createsMirror: true, waitForLock: false }, async (deps, signal) => {
       const results: JobOutcome[] = [];
       const step = async (job: 'sync' | 'push' | 'export') => {
         const outcome = await runJob(job, deps, signal);

@@ -4,6 +4,7 @@ import type { CommandContext } from './context.js';
 import { EXIT_FAILED, EXIT_USAGE, UsageError } from './errors.js';
 import { describeError } from '../api/errors.js';
 import { LockBusyError } from '../runtime/lock.js';
+import { isDamagedDatabase, mirrorError } from '../db/open.js';
 
 interface CommandEntry {
   summary: string;
@@ -112,6 +113,7 @@ function extractConfigFlag(argv: string[]): { file?: string; rest: string[] } {
 
 export async function main(argv: string[]): Promise<number> {
   const debug = process.env.LOG_LEVEL === 'debug' || process.env.LOG_LEVEL === 'trace';
+  let mirrorPath: string | undefined;
   try {
     const { file, rest } = extractConfigFlag(argv);
     const [name, ...commandArgs] = rest;
@@ -128,6 +130,7 @@ export async function main(argv: string[]): Promise<number> {
     if (!entry) throw new UsageError(`Unknown command "${name}"; expected one of: ${Object.keys(COMMANDS).join(', ')}.`);
     // simulate and demo bring their own settings, so a half-configured environment cannot break them.
     const config = entry.needsConfig ? loadConfig({ file }) : loadConfig({ env: { LOG_LEVEL: process.env.LOG_LEVEL } });
+    mirrorPath = config.db.path;
     const logger = createLogger({ level: config.log.level });
     const ctx: CommandContext = { config, logger, stdout: process.stdout, stderr: process.stderr };
     const code = await entry.run(commandArgs, ctx);
@@ -142,7 +145,9 @@ export async function main(argv: string[]): Promise<number> {
       process.stderr.write(`loyalty-sync: ${redact(error.message)}\n`);
       return EXIT_USAGE;
     }
-    process.stderr.write(`loyalty-sync: ${describeError(error)}\n`);
+    // SQLite says "database disk image is malformed" without saying which file.
+    const named = mirrorPath !== undefined && isDamagedDatabase(error) ? mirrorError(mirrorPath, error) : error;
+    process.stderr.write(`loyalty-sync: ${describeError(named)}\n`);
     if (debug && error instanceof Error && error.stack) process.stderr.write(`${redact(error.stack)}\n`);
     return EXIT_FAILED;
   }

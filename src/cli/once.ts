@@ -1,23 +1,23 @@
 import type { ApiClient } from '../api/client.js';
 import { describeError } from '../api/errors.js';
 import { plainHttpWarning } from '../config.js';
-import type { CommandContext } from './context.js';
+import { requireApiKey, type CommandContext } from './context.js';
 import { parseCommandArgs } from './args.js';
 import { EXIT_FAILED, EXIT_OK, UsageError } from './errors.js';
-import { writeMetricsFile } from '../metrics/metricsFile.js';
+import { metricsFileProblem, writeMetricsFile } from '../metrics/metricsFile.js';
 import { gatewayForDisplay, pushToGateway } from '../metrics/pushgateway.js';
 import { createMetrics, knownLabelValues, type Metrics } from '../metrics/registry.js';
 import { lastFullExport, sameCalendarDay } from '../export/lastFullExport.js';
 import { runJob, type JobName, type JobOutcome, type WorkerDeps } from '../runtime/jobs.js';
 import { withWorker } from '../runtime/worker.js';
-import { SKIPPED_UNREACHABLE } from '../sync/index.js';
 
 const HELP = `Usage: loyalty-sync once [--config FILE] [--verify] [--export-daily] [--accept-removals] [--metrics-file PATH] [--pushgateway URL]
 
 Runs sync, then push, then export, printing one line per step. With --verify, a sampled verify
 (verify.requests requests, default 50) runs right after the sync; differences it finds fail the run.
-When the sync finds the API unreachable at all (connection refused, no such host, TLS refused), the verify
-and the push are skipped and the export still runs from the mirror.
+When the sync finds the API unreachable at all (connection refused, no such host, TLS refused), or the API
+refuses the credential (401, or 403 on the first request), the verify and the push are skipped and the export
+still runs from the mirror. Without LOYALTY_API_KEY nothing runs: exit 2.
 Exit 0 only if every step succeeded, 1 if any failed or was skipped (or another loyalty-sync holds the
 mirror), 2 for bad usage or config. Meant for cron-style container jobs (Kubernetes CronJob, ECS tasks).
 
@@ -28,7 +28,8 @@ mirror), 2 for bad usage or config. Meant for cron-style container jobs (Kuberne
   --metrics-file PATH   at the end, also after a failure, write this run's metrics (the families of
                         run --metrics-listen) to PATH for node_exporter's textfile collector; written
                         under a temporary name and renamed, so PATH is never seen half-written.
-                        A file that cannot be written makes the exit code 1.
+                        A folder that does not exist or may not be written is refused before the
+                        run starts (exit 2); a file that then cannot be written makes the exit code 1.
   --pushgateway URL     at the end, push the same metrics to a Prometheus Pushgateway (job loyalty_sync,
                         grouped by program_id). An unreachable Pushgateway is a warning only: the exit
                         code stays what the job made it.
@@ -55,20 +56,24 @@ export async function onceCommand(argv: string[], ctx: CommandContext): Promise<
   }
   const metricsFile = values['metrics-file'];
   if (metricsFile === '') throw new UsageError('--metrics-file is empty; expected a file path such as /var/lib/node_exporter/textfile/loyalty_sync.prom.');
+  const problem = metricsFile === undefined ? null : metricsFileProblem(metricsFile);
+  if (problem !== null) throw new UsageError(`--metrics-file is "${metricsFile}", but ${problem}; expected a file path in a folder this user may write, such as /var/lib/node_exporter/textfile/loyalty_sync.prom.`);
   const gateway = values.pushgateway === undefined ? undefined : gatewayUrl(values.pushgateway);
   const metrics = metricsFile === undefined && gateway === undefined ? null : createMetrics(knownLabelValues(ctx.config));
 
+  requireApiKey(ctx, 'once');
   const steps = values.verify ? ONCE_STEPS_VERIFIED : ONCE_STEPS;
   let programId = UNKNOWN_PROGRAM;
   let ok = false;
   try {
-    const outcomes = await withWorker(ctx, { command: 'once', waitForLock: false, facts: metrics?.facts }, async (deps, signal) => {
+    const outcomes = await withWorker(ctx, { command: 'once', createsMirror: true, waitForLock: false, facts: metrics?.facts }, async (deps, signal) => {
       const results: JobOutcome[] = [];
       for (const step of steps) {
         if (signal.aborted) break;
         // The export reads only the mirror, so it still runs; a verify or a push would only find the same closed door.
-        if (step !== 'export' && results.some((earlier) => earlier.unreachable)) {
-          const outcome: JobOutcome = { job: step, ok: false, summary: `${step}: ${SKIPPED_UNREACHABLE}${step === 'push' ? '; the queued jobs wait for the next run' : ''}` };
+        const stopped = results.find((earlier) => earlier.stopsRun !== undefined)?.stopsRun;
+        if (step !== 'export' && stopped !== undefined) {
+          const outcome: JobOutcome = { job: step, ok: false, summary: `${step}: skipped: ${stopped}${step === 'push' ? '; the queued jobs wait for the next run' : ''}` };
           ctx.stdout.write(`SKIP ${outcome.summary}\n`);
           results.push(outcome);
           continue;

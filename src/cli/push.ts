@@ -1,5 +1,5 @@
 import { parseCommandArgs } from './args.js';
-import type { CommandContext } from './context.js';
+import { requireApiKey, type CommandContext } from './context.js';
 import { withWorker } from '../runtime/worker.js';
 import { pushDueJobs, summarizePush } from '../queue/push/pushDueJobs.js';
 
@@ -42,7 +42,8 @@ export async function pushCommand(argv: string[], ctx: CommandContext): Promise<
     ctx.stdout.write(pushUsage());
     return 0;
   }
-  const report = await withWorker(ctx, { command: 'push', waitForLock: false }, (deps, signal) => pushDueJobs({ ...deps, signal }));
+  requireApiKey(ctx, 'push');
+  const report = await withWorker(ctx, { command: 'push', createsMirror: false, waitForLock: false }, (deps, signal) => pushDueJobs({ ...deps, signal }));
   ctx.stdout.write(`${summarizePush(report)}\n`);
   if (report.unreachable !== null) {
     ctx.stderr.write(`loyalty-sync: the API at ${ctx.config.api.baseUrl} could not be reached (${report.unreachable}); the remaining jobs stay queued for the next push.\n`);

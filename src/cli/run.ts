@@ -1,4 +1,4 @@
-import type { CommandContext } from './context.js';
+import { requireApiKey, type CommandContext } from './context.js';
 import { parseCommandArgs } from './args.js';
 import { EXIT_FAILED, EXIT_OK, UsageError } from './errors.js';
 import { createHealth } from '../metrics/health.js';
@@ -31,6 +31,7 @@ export async function runCommand(argv: string[], ctx: CommandContext): Promise<n
     ctx.stdout.write(HELP);
     return EXIT_OK;
   }
+  requireApiKey(ctx, 'run');
   const fromFlag = values['metrics-listen'] !== undefined;
   const listen = values['metrics-listen'] ?? ctx.config.runtime.metricsListen;
   // Off by default: without an address the jobs tell nobody, and nothing listens.
@@ -46,7 +47,7 @@ export async function runCommand(argv: string[], ctx: CommandContext): Promise<n
   }
   const health = served?.health;
   try {
-    const stopReason = await withWorker(ctx, { command: 'run', waitForLock: true, facts: served?.metrics.facts, health }, async (deps, signal) => {
+    const stopReason = await withWorker(ctx, { command: 'run', createsMirror: true, waitForLock: true, facts: served?.metrics.facts, health }, async (deps, signal) => {
       const scheduler = startScheduler({ schedule: ctx.config.schedule, logger: ctx.logger, run: (job) => runJob(job, deps, signal), health });
       await new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
       await scheduler.stop();

@@ -8,7 +8,7 @@ import { checkHealth } from '../health/checkHealth.js';
 import { readSyncStatus, type StreamStatus } from '../sync/index.js';
 import { lastVerify, type LastVerify } from '../verify/index.js';
 import { parseCommandArgs } from './args.js';
-import { openMirror, type CommandContext } from './context.js';
+import { readMirror, type CommandContext } from './context.js';
 import { EXIT_FAILED, EXIT_OK } from './errors.js';
 
 const USAGE = `Usage: loyalty-sync status [--json] [--check]
@@ -117,7 +117,7 @@ export async function statusCommand(argv: string[], ctx: CommandContext): Promis
     ctx.stdout.write(USAGE);
     return EXIT_OK;
   }
-  const db = openMirror(ctx);
+  const db = readMirror(ctx);
   try {
     if (values.check) {
       const findings = checkHealth(db, ctx.config);

@@ -1,9 +1,9 @@
 import { STREAM_NAMES } from '../config.js';
 import { withWorker } from '../runtime/worker.js';
-import { describeUnreachableSync, runSync } from '../sync/index.js';
+import { describeStoppedSync, runSync } from '../sync/index.js';
 import type { StreamReport } from '../sync/index.js';
 import { parseCommandArgs, parseStreamName } from './args.js';
-import type { CommandContext } from './context.js';
+import { requireApiKey, type CommandContext } from './context.js';
 import { EXIT_FAILED, EXIT_OK, UsageError } from './errors.js';
 
 const USAGE = `Usage: loyalty-sync sync [--stream NAME]... [--full] [--refresh] [--accept-removals]
@@ -13,7 +13,8 @@ so an interrupted sync resumes where it stopped.
 
 A 429, a 5xx or a dropped connection is retried with backoff. An API that cannot be reached at all
 (connection refused, no such host, TLS refused) gets a few seconds to come back; then the stream fails,
-the remaining streams are skipped, and one line names the address.
+the remaining streams are skipped, and one line names the address. So are they when the API refuses the
+credential (401, or 403 before any stream succeeded). Without LOYALTY_API_KEY nothing is sent: exit 2.
 
 Options:
   --stream NAME  sync only this stream (repeatable): ${STREAM_NAMES.join(', ')}
@@ -40,9 +41,10 @@ export async function syncCommand(argv: string[], ctx: CommandContext): Promise<
     return EXIT_OK;
   }
   const streams = values.stream?.map(parseStreamName);
+  requireApiKey(ctx, 'sync');
 
   // The first Ctrl-C (or SIGTERM) stops after the page in flight commits; the next run resumes there.
-  const report = await withWorker(ctx, { command: 'sync', waitForLock: false }, (deps, signal) =>
+  const report = await withWorker(ctx, { command: 'sync', createsMirror: true, waitForLock: false }, (deps, signal) =>
     runSync({
       ...deps,
       streams,
@@ -54,9 +56,9 @@ export async function syncCommand(argv: string[], ctx: CommandContext): Promise<
     }),
   );
   for (const stream of report.streams) ctx.stdout.write(`${summary(stream)}\n`);
-  const unreachable = describeUnreachableSync(report, ctx.config.api.baseUrl);
-  if (unreachable !== null) {
-    ctx.stderr.write(`loyalty-sync: ${unreachable}.\n`);
+  const stopped = describeStoppedSync(report, ctx.config.api.baseUrl);
+  if (stopped !== null) {
+    ctx.stderr.write(`loyalty-sync: ${stopped}.\n`);
     return EXIT_FAILED;
   }
   for (const stream of report.streams) {

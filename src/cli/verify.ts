@@ -6,7 +6,7 @@ import { withWorker } from '../runtime/worker.js';
 import { runVerify, type VerifyOptions, type VerifyReport } from '../verify/index.js';
 import { renderVerifyReport } from '../verify/renderReport.js';
 import { parseCommandArgs, parseIntegerFlag, parseStreamName } from './args.js';
-import type { CommandContext } from './context.js';
+import { requireApiKey, type CommandContext } from './context.js';
 import { EXIT_FAILED, EXIT_OK, UsageError } from './errors.js';
 
 /** Sampled mode's budget when --requests is not given. */
@@ -63,14 +63,13 @@ export async function verifyCommand(argv: string[], ctx: CommandContext): Promis
   }
   const requests = values.requests === undefined ? DEFAULT_VERIFY_REQUESTS : parseIntegerFlag('requests', values.requests, 1);
   const streams = values.stream?.map(parseStreamName);
+  requireApiKey(ctx, 'verify');
   const settings = { streams, mode: values.full ? 'full' : 'sample', requests, repair: values.repair === true, acceptRemovals: values['accept-removals'] === true } as const;
 
-  // Logs share stdout: with --json only errors are logged (unless LOG_LEVEL=debug asks for more), so the document stands alone.
-  const quiet = values.json === true && !ctx.logger.isLevelEnabled('debug');
-  const run = quiet ? { ...ctx, logger: ctx.logger.child({}, { level: 'error' }) } : ctx;
+  // Logs go to stderr, so with --json stdout holds the document alone.
   const report = settings.repair
-    ? await withWorker(run, { command: 'verify --repair', waitForLock: false }, (deps, signal) => runVerify({ ...deps, ...settings, signal }))
-    : await verifyWithoutLock(run, settings);
+    ? await withWorker(ctx, { command: 'verify --repair', createsMirror: false, waitForLock: false }, (deps, signal) => runVerify({ ...deps, ...settings, signal }))
+    : await verifyWithoutLock(ctx, settings);
   ctx.stdout.write(values.json ? `${JSON.stringify(report)}\n` : renderVerifyReport(report));
   return report.ok ? EXIT_OK : EXIT_FAILED;
 }
@@ -78,7 +77,7 @@ export async function verifyCommand(argv: string[], ctx: CommandContext): Promis
 /** A plain verify only reads the mirror (and records its run), so it runs beside \`run\` without the writer lock. */
 async function verifyWithoutLock(ctx: CommandContext, settings: Pick<VerifyOptions, 'streams' | 'mode' | 'requests' | 'repair' | 'acceptRemovals'>): Promise<VerifyReport> {
   const shutdown = installShutdown(ctx.logger, ctx.config.runtime.shutdownDeadlineSeconds * 1000);
-  const db = openDatabase(ctx.config.db.path);
+  const db = openDatabase(ctx.config.db.path, { mustExist: true });
   const client = createApiClient(ctx.config.api, ctx.logger);
   try {
     return await runVerify({ db, client, config: ctx.config, logger: ctx.logger, ...settings, signal: shutdown.signal });

@@ -80,8 +80,14 @@ function jobs(db: Db, where: string, params: unknown[]): { count: number; named:
 }
 
 function describeJobs({ count, named }: { count: number; named: JobLine[] }): string {
-  const lines = named.map((job) => `${job.kind}, job ${job.id}${job.error ? `: ${[job.status, job.error].filter((part) => part !== null).join(' ')}` : ''}`);
+  const lines = named.map((job) => `${job.kind}, job ${job.id}${job.error ? `: ${withStatus(job)}` : ''}`);
   return count > named.length ? `${lines.join('; ')}; and ${count - named.length} more` : lines.join('; ');
+}
+
+/** The job's last error, led by its status unless the error already names it ("POST … failed: 404 …"). */
+function withStatus(job: JobLine): string {
+  if (job.status === null || job.error === null || new RegExp(`\\b${job.status}\\b`).test(job.error)) return job.error ?? '';
+  return `${job.status} ${job.error}`;
 }
 
 function plural(count: number, noun: string): string {

@@ -134,7 +134,7 @@ function checkHeader(kind: JobKind, header: string[]): string | undefined {
   if (missing.length > 0) parts.push(`missing column${missing.length > 1 ? 's' : ''} ${missing.join(', ')}`);
   if (duplicated.length > 0) parts.push(`repeated column${duplicated.length > 1 ? 's' : ''} ${duplicated.join(', ')}`);
   if (parts.length === 0) return undefined;
-  return `${parts.join('; ')}; a ${kind} file has columns ${required.join(',')} and optionally ${optional.join(',')}`;
+  return `${parts.join('; ')}; ${/^[aeiou]/.test(kind) ? 'an' : 'a'} ${kind} file has columns ${required.join(',')} and optionally ${optional.join(',')}`;
 }
 
 function csvErrorLine(error: CsvError): number {

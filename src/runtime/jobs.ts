@@ -1,13 +1,13 @@
 import type { ApiClient } from '../api/client.js';
 import { describeError } from '../api/errors.js';
 import type { Config } from '../config.js';
-import type { Db } from '../db/open.js';
+import { isDamagedDatabase, mirrorError, type Db } from '../db/open.js';
 import { runExport } from '../export/index.js';
 import type { Logger } from '../log.js';
 import type { OpsFacts } from '../metrics/facts.js';
 import { pushDueJobs, summarizePush } from '../queue/index.js';
 import { queueFacts } from './queueFacts.js';
-import { describeUnreachableSync, runSync } from '../sync/index.js';
+import { CREDENTIAL_REFUSED, describeStoppedSync, runSync, UNREACHABLE } from '../sync/index.js';
 import { runVerify } from '../verify/index.js';
 
 export type JobName = 'sync' | 'refresh' | 'push' | 'export' | 'verify';
@@ -28,8 +28,11 @@ export interface JobOutcome {
   ok: boolean;
   /** One line for a person: what the run did, or why it failed. */
   summary: string;
-  /** The job found the API unreachable at all: later jobs of the same run that need it are skipped. */
-  unreachable?: boolean;
+  /**
+   * Why the API cannot be used at all (it is unreachable, or it refused the credential): later jobs of
+   * the same run that need it are skipped for this reason.
+   */
+  stopsRun?: string;
 }
 
 /** What one run of a job may do beyond its defaults. */
@@ -49,8 +52,8 @@ export async function runJob(job: JobName, deps: WorkerDeps, signal?: AbortSigna
       case 'sync':
       case 'refresh': {
         const report = await runSync({ ...deps, logger, refresh: job === 'refresh', acceptRemovals: options.acceptRemovals, signal });
-        const unreachable = describeUnreachableSync(report, deps.config.api.baseUrl);
-        if (unreachable !== null) return { job, ok: false, unreachable: true, summary: `${job}: ${unreachable}` };
+        const stopped = describeStoppedSync(report, deps.config.api.baseUrl);
+        if (stopped !== null) return { job, ok: false, stopsRun: report.streams.some((s) => s.unreachable) ? UNREACHABLE : CREDENTIAL_REFUSED, summary: `${job}: ${stopped}` };
         const parts = report.streams.map((s) =>
           s.status === 'succeeded' ? `${s.stream} +${s.inserted} ~${s.updated}${s.removed ? ` -${s.removed}` : ''}` : `${s.stream} ${s.status}${s.error ? ` (${s.error})` : ''}`,
         );
@@ -60,7 +63,7 @@ export async function runJob(job: JobName, deps: WorkerDeps, signal?: AbortSigna
         const report = await pushDueJobs({ ...deps, logger, signal });
         deps.facts?.queueCounted(...queueFacts(deps.db));
         const unreachable = report.unreachable === null ? '' : `; stopped: the API at ${deps.config.api.baseUrl} could not be reached (${report.unreachable})`;
-        return { job, ok: report.unreachable === null, unreachable: report.unreachable !== null, summary: `${summarizePush(report)}${unreachable}` };
+        return { job, ok: report.unreachable === null, ...(report.unreachable === null ? {} : { stopsRun: UNREACHABLE }), summary: `${summarizePush(report)}${unreachable}` };
       }
       case 'verify': {
         // Sampled and read-only: a scheduled verify reports, an operator decides on --repair.
@@ -81,6 +84,7 @@ export async function runJob(job: JobName, deps: WorkerDeps, signal?: AbortSigna
     }
   } catch (error) {
     logger.error({ err: error }, `${job} failed`);
-    return { job, ok: false, summary: `${job} failed: ${describeError(error)}` };
+    const named = isDamagedDatabase(error) ? mirrorError(deps.config.db.path, error) : error;
+    return { job, ok: false, summary: `${job} failed: ${describeError(named)}` };
   }
 }

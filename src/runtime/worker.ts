@@ -14,6 +14,8 @@ import { installShutdown } from './shutdown.js';
 export interface WorkerOptions {
   /** Named in the lock so another process can say who holds the mirror. */
   command: string;
+  /** Whether the command may create the mirror (sync, once, run); the others need it to exist. */
+  createsMirror: boolean;
   /** `run` waits for the lock; one-shot commands fail at once so a scheduler sees it. */
   waitForLock: boolean;
   /** Where the jobs and the client tell what they did (metrics); none by default. */
@@ -31,7 +33,7 @@ export async function withWorker<T>(ctx: CommandContext, options: WorkerOptions,
   const { config, logger } = ctx;
   const shutdown = installShutdown(logger, config.runtime.shutdownDeadlineSeconds * 1000);
   const { facts, health } = options;
-  const db = openDatabase(config.db.path);
+  const db = openDatabase(config.db.path, { mustExist: !options.createsMirror });
   const client = createApiClient(config.api, logger, undefined, facts);
   try {
     health?.mirrorOpened();

@@ -8,7 +8,7 @@ import { createProgress } from './progress.js';
 import { startStoreThread } from './storeThread.js';
 import { syncStream } from './streamSync.js';
 import type { StreamReport, SyncOptions, SyncReport } from './types.js';
-import { SKIPPED_UNREACHABLE } from './unreachable.js';
+import { stopsSync } from './unreachable.js';
 
 /**
  * Pulls the chosen streams one after another. A stream that fails is reported and recorded,
@@ -34,10 +34,11 @@ export async function runSync(options: SyncOptions): Promise<SyncReport> {
         reports.push({ stream: name, status: 'interrupted', rowsRead: 0, inserted: 0, updated: 0, pages: 0, refreshed: false });
         continue;
       }
-      // Each stream would only spend its own retries finding the same closed door.
-      if (reports.some((report) => report.unreachable)) {
-        reports.push({ stream: name, status: 'skipped', error: SKIPPED_UNREACHABLE, rowsRead: 0, inserted: 0, updated: 0, pages: 0, refreshed: false });
-        logger.warn({ stream: name }, `${name} ${SKIPPED_UNREACHABLE}`);
+      // Each stream would only spend its own requests finding the same closed door.
+      const stopped = reports.map((report, i) => stopsSync(report, reports.slice(0, i))).find((reason) => reason !== null);
+      if (stopped !== undefined) {
+        reports.push({ stream: name, status: 'skipped', error: `skipped: ${stopped}`, rowsRead: 0, inserted: 0, updated: 0, pages: 0, refreshed: false });
+        logger.warn({ stream: name }, `${name} skipped: ${stopped}`);
         continue;
       }
       const stream = getStream(name);

@@ -165,6 +165,7 @@ export async function syncStream(ctx: StreamRunContext): Promise<StreamReport> {
       report.status = 'failed';
       report.error = describeError(error);
       if (isUnreachable(error)) report.unreachable = true;
+      if (error instanceof ApiError && (error.status === 401 || error.status === 403)) report.refused = error.status;
       const at = clock().toISOString();
       checkpoints.fail(name, report.error, at);
       // Resuming would repeat a request the API refuses for good, so the plan is dropped, but only while its
@@ -185,7 +186,9 @@ export async function syncStream(ctx: StreamRunContext): Promise<StreamReport> {
   }
   const seconds = (performance.now() - started) / 1000;
   const rowsPerSecond = Math.round(report.rowsRead / Math.max(seconds, 0.001));
-  logger.info({ ...report, ...api, seconds: Number(seconds.toFixed(3)), rowsPerSecond }, `${name} sync ${report.status}`);
+  // The logger is bound to the stream already: repeating `stream` would write the key twice.
+  const { stream: _bound, ...outcome } = report;
+  logger.info({ ...outcome, ...api, seconds: Number(seconds.toFixed(3)), rowsPerSecond }, `${name} sync ${report.status}`);
   ctx.progress.finish(name, report.rowsRead, report.pages, report.status);
   return report;
 }

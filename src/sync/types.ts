@@ -32,7 +32,7 @@ export interface SyncOptions {
   acceptRemovals?: boolean;
 }
 
-/** `skipped`: not tried, because an earlier stream of the run found the API unreachable. */
+/** `skipped`: not tried, because an earlier stream of the run found the API unreachable, or the credential refused. */
 export type StreamStatusValue = 'succeeded' | 'failed' | 'interrupted' | 'skipped';
 
 export interface StreamReport {
@@ -49,6 +49,8 @@ export interface StreamReport {
   error?: string;
   /** The stream failed because the API could not be reached at all (see isUnreachable). */
   unreachable?: boolean;
+  /** The stream failed because the API refused the credential: 401, or 403 on every request (see refusedCredential). */
+  refused?: 401 | 403;
 }
 
 export interface SyncReport {

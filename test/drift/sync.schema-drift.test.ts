@@ -7,9 +7,9 @@ import { startSimulator, type SimulatorHandle } from '../../src/simulator/index.
 import { runCli } from '../helpers/cli.js';
 import { tempDir } from '../helpers/tempDir.js';
 
-/** The drift warnings among a CLI run's log lines (JSON records on stdout). */
-function driftWarnings(stdout: string): Array<{ stream: string; kind: string; path: string; example: string }> {
-  return stdout
+/** The drift warnings among a CLI run's log lines (JSON records on stderr). */
+function driftWarnings(stderr: string): Array<{ stream: string; kind: string; path: string; example: string }> {
+  return stderr
     .split('\n')
     .filter((line) => line.startsWith('{'))
     .map((line) => JSON.parse(line) as { level: number; drift?: { stream: string; kind: string; path: string; example: string } })
@@ -26,14 +26,14 @@ async function statusDrift(env: Record<string, string>): Promise<DriftEntry[]> {
 describe('schema drift met while syncing', () => {
   let sim: SimulatorHandle;
   let env: Record<string, string>;
-  const firstSync = { stdout: '' };
+  const firstSync = { stderr: '' };
   beforeAll(async () => {
     sim = await startSimulator({ seed: 4, size: 'tiny' });
     const dir = tempDir('loyalty-drift-');
     env = { LOYALTY_BASE_URL: sim.url, LOYALTY_API_KEY: sim.keys.full, LOYALTY_DB: join(dir, 'mirror.db'), LOYALTY_EXPORT_DIR: join(dir, 'exports'), LOG_LEVEL: 'warn' };
     const sync = await runCli(['sync'], { env });
     expect(sync.code).toBe(0);
-    firstSync.stdout = sync.stdout;
+    firstSync.stderr = sync.stderr;
   });
   afterAll(async () => {
     await sim.close();
@@ -44,7 +44,7 @@ describe('schema drift met while syncing', () => {
     for (const stream of ['orders', 'activities', 'transactions', 'unsubscribes']) expect(drift.filter((entry) => entry.stream === stream)).toEqual([]);
     // The simulator gives some customers a field the spec does not show (its README): it is found, and only it.
     expect(drift.map((entry) => `${entry.stream} ${entry.kind} ${entry.path}`)).toEqual(['customers field marketing_consent']);
-    expect(driftWarnings(firstSync.stdout).map((warning) => warning.path)).toEqual(['marketing_consent']);
+    expect(driftWarnings(firstSync.stderr).map((warning) => warning.path)).toEqual(['marketing_consent']);
   });
 
   it('an unlisted field and an unlisted enum value show in status --json, once in the logs, and in the manifest', async () => {
@@ -58,11 +58,11 @@ describe('schema drift met while syncing', () => {
     const second = await runCli(['sync', '--full', '--stream', 'orders'], { env });
     expect(second.code).toBe(0);
     // One warning each, the first time; the second sync meets them again and only counts them.
-    expect(driftWarnings(first.stdout)).toEqual([
+    expect(driftWarnings(first.stderr)).toEqual([
       { stream: 'orders', kind: 'field', path: 'customer_note', example: expect.stringContaining('***@') as string },
       { stream: 'orders', kind: 'enum_value', path: 'payment_status', example: 'authorized' },
     ]);
-    expect(driftWarnings(second.stdout)).toEqual([]);
+    expect(driftWarnings(second.stderr)).toEqual([]);
 
     const drift = (await statusDrift(env)).filter((entry) => entry.stream === 'orders');
     expect(drift.map((entry) => [entry.kind, entry.path, entry.example])).toEqual([

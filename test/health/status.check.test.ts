@@ -43,6 +43,9 @@ describe('status --check', () => {
   });
 
   it('a mirror never synced: exit 1, one finding per configured stream', async () => {
+    // status reads only a mirror that exists; a queue command creates one that has never synced.
+    const queued = await runCli(['queue', 'add-points', '--customer', 'c-1', '--points', '1', '--reason', 'r'], { env: { ...env, LOYALTY_DB: join(dir, 'empty.db') } });
+    expect(queued.code, queued.stderr).toBe(0);
     const result = await runCli(['status', '--check'], { env: { ...env, LOYALTY_DB: join(dir, 'empty.db') } });
     expect(result.code).toBe(1);
     expect(result.stdout.trim().split('\n')).toEqual(['customers', 'orders', 'activities', 'transactions', 'unsubscribes'].map((stream) => `stale sync: ${stream} has never synced successfully`));
@@ -66,7 +69,8 @@ describe('status --check', () => {
     const { code, lines } = await check();
     expect(code).toBe(1);
     expect(lines).toHaveLength(1);
-    expect(lines[0]).toMatch(/^dead: 1 job \(add_points, job 1: 404 .+\)$/);
+    // The API's answer names its status once: "POST … failed: 404 …", not "404 POST … failed: 404 …".
+    expect(lines[0]).toMatch(/^dead: 1 job \(add_points, job 1: POST \/v2\/customers\/no-such-customer\/points failed: 404 [^0-9]+\)$/);
     edit(`UPDATE write_jobs SET state = 'cancelled' WHERE id = 1`);
   });
 

@@ -4,8 +4,11 @@ import { CLI_PATH } from './cli.js';
 /** A long-running `loyalty-sync` child whose JSON log lines are collected as they arrive. */
 export interface CliProcess {
   child: ChildProcessWithoutNullStreams;
+  /** The JSON log records, from stderr. */
   lines: Array<Record<string, unknown>>;
+  /** stderr's other lines: the command's own sentences (errors, progress). */
   stderr: () => string;
+  stdout: () => string;
   /** Resolves with the first log line matching `predicate` (or rejects if the process exits first). */
   waitForLine(predicate: (line: Record<string, unknown>) => boolean): Promise<Record<string, unknown>>;
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
@@ -19,19 +22,19 @@ export function startCli(args: string[], env: Record<string, string | undefined>
   const lines: Array<Record<string, unknown>> = [];
   const waiters: Array<{ predicate: (line: Record<string, unknown>) => boolean; resolve: (line: Record<string, unknown>) => void; reject: (error: Error) => void }> = [];
   let stderr = '';
+  let stdout = '';
   let buffered = '';
   let exitedWith: string | null = null;
-  child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+  // Logs go to stderr, beside the command's own sentences, which are not JSON.
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
     buffered += chunk;
     const parts = buffered.split('\n');
     buffered = parts.pop() ?? '';
     for (const text of parts) {
-      if (!text.startsWith('{')) continue;
-      let line: Record<string, unknown>;
-      try {
-        line = JSON.parse(text) as Record<string, unknown>;
-      } catch {
-        // Not a log record (another writer's output on the same stdout); a test asserts on records only.
+      const line = logRecord(text);
+      if (line === null) {
+        stderr += `${text}\n`;
         continue;
       }
       lines.push(line);
@@ -43,7 +46,6 @@ export function startCli(args: string[], env: Record<string, string | undefined>
       }
     }
   });
-  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
     child.on('close', (code, signal) => {
       exitedWith = String(code ?? signal);
@@ -54,7 +56,8 @@ export function startCli(args: string[], env: Record<string, string | undefined>
   return {
     child,
     lines,
-    stderr: () => stderr,
+    stderr: () => stderr + (buffered.startsWith('{') ? '' : buffered),
+    stdout: () => stdout,
     exited,
     waitForLine(predicate) {
       const found = lines.find(predicate);
@@ -64,4 +67,14 @@ export function startCli(args: string[], env: Record<string, string | undefined>
       return new Promise((resolve, reject) => waiters.push({ predicate, resolve, reject }));
     },
   };
+}
+
+/** A pino record, or null for any other line of stderr. */
+function logRecord(text: string): Record<string, unknown> | null {
+  if (!text.startsWith('{')) return null;
+  try {
+    return JSON.parse(text) as Record<string, unknown>;
+  } catch {
+    return null;
+  }
 }

@@ -62,7 +62,8 @@ describe('once --metrics-file', () => {
     const result = await runCli(['once', '--metrics-file', file], { env: envFor(dir, 'not-a-key') });
     expect(result.code).toBe(1);
     const samples = parseSamples(await expectValidExposition(file));
-    expect(sumOf(samples, 'loyalty_sync_runs_total', { outcome: 'failed' })).toBe(5);
+    // The refused key stops the sync at its first stream; the skipped four are not runs.
+    expect(sumOf(samples, 'loyalty_sync_runs_total', { outcome: 'failed' })).toBe(1);
     expect(sumOf(samples, 'loyalty_sync_runs_total', { outcome: 'succeeded' })).toBe(0);
     expect(sumOf(samples, 'loyalty_api_requests_total', { status: '401' })).toBeGreaterThan(0);
   });

@@ -72,7 +72,7 @@ describe('once --pushgateway', () => {
     const ok = await runCli(['once', '--pushgateway', closedUrl.replace('http://', 'http://pusher:s3cret@')], { env: envFor(sim.keys.full) });
     expect(ok.code).toBe(0);
     expect(ok.stdout + ok.stderr).not.toContain('s3cret');
-    const warning = ok.stdout.split('\n').filter((line) => line.startsWith('{')).map((line) => JSON.parse(line) as { level: number; msg: string });
+    const warning = ok.stderr.split('\n').filter((line) => line.startsWith('{')).map((line) => JSON.parse(line) as { level: number; msg: string });
     expect(warning.some((line) => line.level === 40 && line.msg.startsWith(`could not push the metrics to the Pushgateway at ${closedUrl}`))).toBe(true);
 
     const failed = await runCli(['once', '--pushgateway', closedUrl], { env: envFor('not-a-key') });

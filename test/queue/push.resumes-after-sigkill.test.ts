@@ -27,7 +27,7 @@ test('a push killed with SIGKILL mid-run and restarted applies nothing twice', a
 
   const first = startCli(['--config', configFile, 'push'], { ...env, LOG_LEVEL: 'debug' });
   let requests = 0;
-  first.stdout?.on('data', (chunk: Buffer) => {
+  first.stderr?.on('data', (chunk: Buffer) => {
     requests += chunk.toString().split('"api request"').length - 1;
     if (requests >= 20 && first.exitCode === null && !first.killed) first.kill('SIGKILL');
   });

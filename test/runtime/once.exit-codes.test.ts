@@ -24,8 +24,8 @@ describe('once', () => {
   it('syncs, pushes and exports, one line per step, and exits 0', async () => {
     const result = await runCli(['once'], { env: env(sim.keys.full, 'good') });
     expect(result.code, result.stderr).toBe(0);
-    // Logs are JSON lines on the same stdout; the step summaries are the plain lines.
-    const lines = result.stdout.trim().split('\n').filter((line) => !line.startsWith('{'));
+    // Logs go to stderr: stdout holds the step summaries alone.
+    const lines = result.stdout.trim().split('\n');
     expect(lines.map((line) => line.split(' ')[0])).toEqual(['ok', 'ok', 'ok']);
     expect(lines.map((line) => line.slice(5).split(':')[0])).toEqual(['sync', 'push', 'export']);
     expect(readdirSync(join(dir, 'good-exports', 'manifests')).some((file) => file.endsWith('.json'))).toBe(true);

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli, type CliResult } from '../helpers/cli.js';
+import { runCli, sentences, type CliResult } from '../helpers/cli.js';
 import { fillMirror, tempDir } from '../export/helpers.js';
 import { freePort } from '../../scripts/swift-server.mjs';
 import { awsEnv, listKeys, newBucket, storeClient } from './helpers.js';
@@ -10,7 +10,7 @@ const WRONG_SECRET = 'wrong-secret-d41d8cd98f00b204';
 /** What every failure must look like: one line, naming the bucket, no stack, no secret. */
 function expectOneSentence(result: CliResult, bucket: string): void {
   expect(result.code, result.stderr).toBe(1);
-  const lines = result.stderr.trim().split('\n');
+  const lines = sentences(result.stderr).trim().split('\n');
   expect(lines, result.stderr).toHaveLength(1);
   expect(lines[0]).toContain(`"${bucket}"`);
   expect(result.stderr).not.toMatch(/\n\s+at |node_modules/);
@@ -70,7 +70,7 @@ describe('export --to: failures a user can cause', () => {
     const result = await runCli(['export', '--to', target], { env });
     expect(result.code, result.stderr).toBe(2);
     expect(result.stderr).toMatch(message);
-    expect(result.stderr.trim().split('\n')).toHaveLength(1);
+    expect(sentences(result.stderr).trim().split('\n')).toHaveLength(1);
   });
 
   it.each([
@@ -80,7 +80,7 @@ describe('export --to: failures a user can cause', () => {
     const { AWS_ENDPOINT_URL_S3: _endpoint, ...withoutEndpoint } = env;
     const result = await runCli(['export', '--to', `s3://${bucket}/loyalty`], { env: { ...withoutEndpoint, [variable]: value } });
     expect(result.code, result.stderr).toBe(2);
-    expect(result.stderr.trim()).toBe(`loyalty-sync: ${variable} is "${value}"; expected an http(s) URL such as https://storage.googleapis.com.`);
+    expect(sentences(result.stderr).trim()).toBe(`loyalty-sync: ${variable} is "${value}"; expected an http(s) URL such as https://storage.googleapis.com.`);
   });
 
   it('a bad LOYALTY_EXPORT_URL stops every command that reads the config with exit 2', async () => {

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/db/open.js';
 import { startSimulator, type SimulatorHandle } from '../../src/simulator/index.js';
-import { runCli, type CliResult } from '../helpers/cli.js';
+import { logRecords, runCli, sentences, type CliResult } from '../helpers/cli.js';
 import { mirrorDiffAll } from '../helpers/sync.js';
 import { tempDir } from '../helpers/tempDir.js';
 
@@ -19,16 +19,9 @@ function closedPort(): Promise<number> {
   });
 }
 
-/** The pino records a CLI run printed on stdout (LOG_LEVEL=warn), beside its plain summary lines. */
-function logRecords(result: CliResult): Array<Record<string, unknown>> {
-  return result.stdout
-    .split('\n')
-    .filter((line) => line.startsWith('{'))
-    .map((line) => JSON.parse(line) as Record<string, unknown>);
-}
-
+/** The summary lines a CLI run printed on stdout (its logs go to stderr). */
 function plainLines(result: CliResult): string[] {
-  return result.stdout.split('\n').filter((line) => line !== '' && !line.startsWith('{'));
+  return result.stdout.split('\n').filter((line) => line !== '');
 }
 
 describe('an API that cannot be reached at all', () => {
@@ -50,14 +43,14 @@ describe('an API that cannot be reached at all', () => {
       'transactions: skipped, 0 rows read, 0 new, 0 updated, 0 pages',
       'unsubscribes: skipped, 0 rows read, 0 new, 0 updated, 0 pages',
     ]);
-    const sentences = result.stderr.trim().split('\n');
-    expect(sentences).toHaveLength(1);
-    expect(sentences[0]).toBe(
+    const said = sentences(result.stderr).trim().split('\n');
+    expect(said).toHaveLength(1);
+    expect(said[0]).toBe(
       `loyalty-sync: the API at ${baseUrl} could not be reached (GET /v2/customers failed: the connection was refused (ECONNREFUSED)); skipped orders, activities, transactions, unsubscribes.`,
     );
     expect(result.stderr).not.toContain('sk_unreachable_test');
     // Only the first stream spent retries: no other endpoint was ever asked.
-    const retried = logRecords(result).filter((record) => String(record.msg).startsWith('retrying after'));
+    const retried = logRecords(result.stderr).filter((record) => String(record.msg).startsWith('retrying after'));
     expect(retried.length).toBeGreaterThan(0);
     expect(new Set(retried.map((record) => record.path))).toEqual(new Set(['/v2/customers']));
   });

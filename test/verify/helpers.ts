@@ -22,9 +22,8 @@ export async function syncMirror(sim: Pick<SimulatorHandle, 'url' | 'keys'>, db:
 /** `loyalty-sync verify ARGS --json` against `sim` and the mirror at `dbPath`; the parsed document beside the exit code. */
 export async function verifyCli(sim: Pick<SimulatorHandle, 'url' | 'keys'>, dbPath: string, args: string[]): Promise<CliResult & { report: VerifyReport | null }> {
   const result = await runCli(['verify', ...args, '--json'], { env: { LOYALTY_API_KEY: sim.keys.full, LOYALTY_BASE_URL: sim.url, LOYALTY_DB: dbPath } });
-  // Log lines (JSON too) share stdout with the document.
-  const line = result.stdout.split('\n').find((text) => text.startsWith('{"mode"'));
-  return { ...result, report: line === undefined ? null : (JSON.parse(line) as VerifyReport) };
+  // Logs go to stderr: stdout holds the document alone, or nothing when the command failed before it.
+  return { ...result, report: result.stdout.trim() === '' ? null : (JSON.parse(result.stdout) as VerifyReport) };
 }
 
 /** Per stream: the ids a report names, sorted, for comparison with the ids a test damaged. */

@@ -1,3 +1,4 @@
+import { sentences } from '../helpers/cli.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startSimulator, type SimulatorHandle } from '../../src/simulator/index.js';
 import { runSync } from '../../src/sync/index.js';
@@ -68,7 +69,7 @@ describe('verify --full on a damaged mirror', () => {
 
     const found = await verifyCli(sim, path, ['--full']);
     expect(found.code).toBe(1);
-    expect(found.stderr).toBe('');
+    expect(sentences(found.stderr)).toBe('');
     expect(found.report?.ok).toBe(false);
     expect(namedIds(found.report!)).toEqual({
       customers: { missing: [], extra: [futureCustomer], stale: alteredCustomers },

@@ -22,7 +22,7 @@ describe('verify and schema drift', () => {
     const verified = await runCli(['verify', '--full', '--stream', 'orders'], { env: { LOYALTY_API_KEY: sim.keys.full, LOYALTY_BASE_URL: sim.url, LOYALTY_DB: path } });
     // The orders gained a member, so the mirror holds them stale until the next sync: exit 1, and not the point here.
     expect(verified.code, verified.stderr).toBe(1);
-    const warnings = verified.stdout
+    const warnings = verified.stderr
       .split('\n')
       .filter((line) => line.startsWith('{') && line.includes('"drift"'))
       .map((line) => (JSON.parse(line) as { drift: { kind: string; path: string } }).drift);

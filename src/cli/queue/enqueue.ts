@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
-import { openMirror, type CommandContext } from '../context.js';
+import { createMirror, type CommandContext } from '../context.js';
 import { parseCommandArgs } from '../args.js';
 import { UsageError } from '../errors.js';
 import { enqueueJob, KeyConflictError } from '../../queue/enqueueJob.js';
@@ -70,7 +70,7 @@ export async function enqueueCommand(kind: JobKind, argv: string[], ctx: Command
   const key = typeof values.key === 'string' ? values.key : undefined;
   if (key !== undefined && key.trim() === '') throw new UsageError('--key is empty; expected a non-empty key, or no --key to derive one.');
 
-  const db = openMirror(ctx);
+  const db = createMirror(ctx);
   try {
     const { job, created } = enqueueJob(db, { kind, payload, idempotencyKey: key ?? deriveKey(kind, payload), source: 'cli' }, new Date());
     ctx.stdout.write(

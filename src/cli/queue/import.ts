@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { openMirror, type CommandContext } from '../context.js';
+import { createMirror, type CommandContext } from '../context.js';
 import { parseCommandArgs } from '../args.js';
 import { EXIT_USAGE, UsageError } from '../errors.js';
 import { csvColumns, importCsv } from '../../queue/importCsv.js';
@@ -50,7 +50,7 @@ export async function importCommand(argv: string[], ctx: CommandContext): Promis
     throw new UsageError(`${file} cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'}); expected a readable CSV file.`);
   }
 
-  const db = openMirror(ctx);
+  const db = createMirror(ctx);
   try {
     const result = importCsv(db, { kind, file, text, now: new Date() });
     if (!result.ok) {

@@ -1,4 +1,4 @@
-import { openMirror, type CommandContext } from '../context.js';
+import { readMirror, type CommandContext } from '../context.js';
 import { parseCommandArgs } from '../args.js';
 import { UsageError } from '../errors.js';
 import { KINDS } from '../../queue/kinds.js';
@@ -28,7 +28,7 @@ export async function listCommand(argv: string[], ctx: CommandContext): Promise<
   }
   const state = values.state;
   if (state !== undefined && !isJobState(state)) throw new UsageError(`--state is "${state}"; expected one of ${JOB_STATES.join(', ')}.`);
-  const db = openMirror(ctx);
+  const db = readMirror(ctx);
   try {
     const jobs = listJobs(db, { state });
     if (values.json) {

@@ -1,5 +1,5 @@
 import { openMirror, type CommandContext } from '../context.js';
-import { parseCommandArgs, parseIntegerFlag } from '../args.js';
+import { parseCommandArgs } from '../args.js';
 import { UsageError } from '../errors.js';
 import { getJob } from '../../queue/getJob.js';
 import { retryJob } from '../../queue/retryJob.js';
@@ -43,5 +43,10 @@ export async function retryCommand(argv: string[], ctx: CommandContext): Promise
 
 export function jobIdArgument(command: string, positionals: string[]): number {
   if (positionals.length !== 1) throw new UsageError(`${command} takes one job ID, got ${positionals.length}; see "loyalty-sync ${command} --help".`);
-  return parseIntegerFlag('ID', positionals[0], 1);
+  const [id] = positionals;
+  // A positional argument, so the generic flag sentence ("--ID is …") would name a flag that does not exist.
+  if (!/^\d+$/.test(id) || !Number.isSafeInteger(Number(id)) || Number(id) < 1) {
+    throw new UsageError(`${command}: the job ID is "${id}"; expected a job number (a whole number from 1), as "loyalty-sync queue list" shows.`);
+  }
+  return Number(id);
 }
