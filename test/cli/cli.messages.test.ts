@@ -44,7 +44,7 @@ describe('messages', () => {
 
   it('every command refuses a plain-http base URL that is not loopback, with the same sentence as sync', async () => {
     const bad = { ...env('plain-http'), LOYALTY_BASE_URL: 'http://api.example.com' };
-    const said = `loyalty-sync: Config key "api.baseUrl" (or LOYALTY_BASE_URL) is "http://api.example.com"; expected https, since plain http is allowed only for loopback addresses.\n`;
+    const said = `loyalty-sync: Config key "api.baseUrl" (or LOYALTY_BASE_URL) is "http://api.example.com"; expected https, since plain http is allowed only for loopback (localhost, 127.0.0.0/8, [::1]).\n`;
     for (const args of [['sync'], ['status'], ['queue', 'list'], ['export'], ['whoami'], ['verify'], ['push']]) {
       const result = await runCli(args, { env: bad });
       expect([args, result.code, result.stderr]).toEqual([args, 2, said]);

@@ -36,8 +36,8 @@ function filesUnder(dir: string): string[] {
   return readdirSync(dir, { recursive: true, encoding: 'utf8' }).map((name) => join(dir, name));
 }
 
-function warnings(stdout: string): Array<{ msg: string; drift?: { path: string; kind: string } }> {
-  return stdout
+function warnings(stderr: string): Array<{ msg: string; drift?: { path: string; kind: string } }> {
+  return stderr
     .split('\n')
     .filter((line) => line.startsWith('{'))
     .map((line) => JSON.parse(line) as { level: number; msg: string; drift?: { path: string; kind: string } })
@@ -58,7 +58,7 @@ describe('typed columns hold their type', () => {
     for (let run = 0; run < 2; run += 1) {
       const sync = await runCli(['sync', '--full', '--stream', 'orders'], { env });
       expect(sync.code, sync.stderr).toBe(0);
-      syncs.push(sync.stdout);
+      syncs.push(sync.stderr);
     }
   });
   afterAll(async () => {
@@ -84,8 +84,8 @@ describe('typed columns hold their type', () => {
   });
 
   it('warns once per field in each run, not once per row', () => {
-    for (const stdout of syncs) {
-      const typeWarnings = warnings(stdout).filter((record) => record.drift?.kind === 'type');
+    for (const stderr of syncs) {
+      const typeWarnings = warnings(stderr).filter((record) => record.drift?.kind === 'type');
       expect(typeWarnings.map((record) => record.drift!.path).sort()).toEqual(['created_at', 'customer.id', 'total', 'total_paid']);
       expect(typeWarnings.find((record) => record.drift!.path === 'total')!.msg).toContain('orders records carry total values that are not a decimal string');
     }

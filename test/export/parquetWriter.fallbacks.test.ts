@@ -37,7 +37,9 @@ describe('Parquet types for values that do not fit', () => {
 
   it('writes an unparseable timestamp as null in Parquet, counts it, and keeps the text in CSV', async () => {
     const template = JSON.parse(db.prepare('SELECT raw FROM customers LIMIT 1').pluck().get() as string) as ApiRecord;
-    upsert(db, 'customers', [{ ...template, id: 600_000_003, created_at: 'yesterday-ish' }]);
+    // The sync stores such a value as NULL now; a mirror written before it may still hold the text.
+    upsert(db, 'customers', [{ ...template, id: 600_000_003 }]);
+    db.prepare(`UPDATE customers SET created_at = 'yesterday-ish' WHERE id = 600000003`).run();
     const report = await runExport({ db, config, logger: silentLogger, tables: ['customers'] });
     const parquet = report.files.find((file) => file.format === 'parquet')!;
     expect(parquet.invalidValues).toEqual({ created_at: 1 });

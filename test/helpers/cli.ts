@@ -15,17 +15,24 @@ export interface CliOptions {
   env?: Record<string, string | undefined>;
   cwd?: string;
   input?: string;
-  /** Run as this user and group (the test process must be root), e.g. to meet a file it may not write. */
-  user?: { uid: number; gid: number };
+  /**
+   * Run without the power to override file permissions, so that a file's mode binds the command even when
+   * the tests run as root (as in CI): root keeps its identity, and with it the Node in its cache folder.
+   */
+  boundByFileModes?: boolean;
 }
+
+/** Under root, `setpriv` drops the capabilities that let root read and write any file whatever its mode. */
+const WITHOUT_FILE_OVERRIDE = ['setpriv', '--bounding-set=-dac_override,-dac_read_search', '--inh-caps=-dac_override,-dac_read_search'];
 
 /** Runs `loyalty-sync ARGS` in a child process with a clean environment plus `env`. */
 export function runCli(args: string[], options: CliOptions = {}): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI_PATH, ...args], {
+    const command = [process.execPath, CLI_PATH, ...args];
+    if (options.boundByFileModes && process.getuid?.() === 0) command.unshift(...WITHOUT_FILE_OVERRIDE);
+    const [file = process.execPath, ...rest] = command;
+    const child = spawn(file, rest, {
       cwd: options.cwd,
-      uid: options.user?.uid,
-      gid: options.user?.gid,
       env: { PATH: process.env.PATH, HOME: process.env.HOME, LOG_LEVEL: 'warn', ...options.env },
       stdio: ['pipe', 'pipe', 'pipe'],
     });
