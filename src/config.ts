@@ -213,8 +213,12 @@ function validate(config: Config): void {
       throw new ConfigError(`Config key "schedule.${job}" is "${expression}", whose ${outOfRange.replace(/^the /, '')}; expected a cron expression such as "*/15 * * * *".`);
     }
   }
-  integer('runtime.lockLeaseSeconds', config.runtime.lockLeaseSeconds, 1);
+  // Both become timers, which Node cannot set beyond 2^31-1 ms (it would fire after 1 ms instead).
+  integer('runtime.lockLeaseSeconds', config.runtime.lockLeaseSeconds, 1, Math.floor(MAX_TIMER_MS / 1000));
   positive('runtime.shutdownDeadlineSeconds', config.runtime.shutdownDeadlineSeconds);
+  if (config.runtime.shutdownDeadlineSeconds * 1000 > MAX_TIMER_MS) {
+    throw new ConfigError(`Config key "runtime.shutdownDeadlineSeconds" is ${describe(config.runtime.shutdownDeadlineSeconds)}; expected at most ${Math.floor(MAX_TIMER_MS / 1000)} (a Node timer's limit).`);
+  }
   if (config.runtime.metricsListen !== '') {
     const address = parseListenAddress(config.runtime.metricsListen);
     if (typeof address === 'string') throw new ConfigError(`Config key "runtime.metricsListen" (or LOYALTY_METRICS_LISTEN) ${address}.`);
@@ -249,6 +253,12 @@ export function validateBaseUrl(value: string): void {
     url = new URL(value);
   } catch {
     throw new ConfigError(`Config key "api.baseUrl" (or LOYALTY_BASE_URL) is "${value}"; expected an http(s) URL such as https://api.example.com.`);
+  }
+  if (url.username !== '' || url.password !== '') {
+    // Never echoed: the part before @ is a credential, and this sentence reaches logs.
+    throw new ConfigError(
+      `Config key "api.baseUrl" (or LOYALTY_BASE_URL) carries a user name or password before ${url.host}; expected a URL without credentials (the key goes in LOYALTY_API_KEY).`,
+    );
   }
   if (url.protocol === 'https:') return;
   if (url.protocol === 'http:' && isLoopbackHost(url.hostname)) return;

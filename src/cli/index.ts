@@ -15,7 +15,7 @@ interface CommandEntry {
 
 const COMMANDS: Record<string, CommandEntry> = {
   sync: {
-    summary: 'pull the streams incrementally into the mirror (--stream NAME… --full --refresh)',
+    summary: 'pull the streams incrementally into the mirror (--stream NAME… --full --refresh --accept-removals)',
     needsConfig: true,
     run: async (argv, ctx) => (await import('./sync.js')).syncCommand(argv, ctx),
   },
@@ -30,7 +30,7 @@ const COMMANDS: Record<string, CommandEntry> = {
     run: async (argv, ctx) => (await import('./export.js')).exportCommand(argv, ctx),
   },
   once: {
-    summary: 'sync, then push, then export; exit 0 only if all succeeded (for cron containers; --verify, --export-daily, --metrics-file PATH, --pushgateway URL)',
+    summary: 'sync, then push, then export; exit 0 only if all succeeded (for cron containers; --verify, --export-daily, --accept-removals, --metrics-file PATH, --pushgateway URL)',
     needsConfig: true,
     run: async (argv, ctx) => (await import('./once.js')).onceCommand(argv, ctx),
   },
@@ -45,7 +45,7 @@ const COMMANDS: Record<string, CommandEntry> = {
     run: async (argv, ctx) => (await import('./status.js')).statusCommand(argv, ctx),
   },
   verify: {
-    summary: 'show that the mirror equals the API, and repair it where it does not (--stream NAME… --full --requests N --repair --json)',
+    summary: 'show that the mirror equals the API, and repair it where it does not (--stream NAME… --full --requests N --repair --accept-removals --json)',
     needsConfig: true,
     run: async (argv, ctx) => (await import('./verify.js')).verifyCommand(argv, ctx),
   },

@@ -16,7 +16,7 @@ const HELP = `Usage: loyalty-sync once [--config FILE] [--verify] [--export-dail
 Runs sync, then push, then export, printing one line per step. With --verify, a sampled verify
 (verify.requests requests, default 50) runs right after the sync; differences it finds fail the run.
 When the sync finds the API unreachable at all (connection refused, no such host, TLS refused), or the API
-refuses the credential (401, or 403 on the first request), the verify and the push are skipped and the export
+refuses the credential (401, or 403 before any stream succeeded), the verify and the push are skipped and the export
 still runs from the mirror. Without LOYALTY_API_KEY nothing runs: exit 2.
 Exit 0 only if every step succeeded, 1 if any failed or was skipped (or another loyalty-sync holds the
 mirror), 2 for bad usage or config. Meant for cron-style container jobs (Kubernetes CronJob, ECS tasks).
@@ -99,8 +99,8 @@ export async function onceCommand(argv: string[], ctx: CommandContext): Promise<
  * say how old the newest export is.
  */
 function exportNotDue(deps: WorkerDeps, now: Date): JobOutcome | null {
-  const last = lastFullExport(deps.db);
-  if (last === null || !sameCalendarDay(new Date(last.startedAt), now, deps.config.schedule.timezone)) return null;
+  const last = lastFullExport(deps.db, deps.config.export.formats);
+  if (last === null || !sameCalendarDay(new Date(last.finishedAt), now, deps.config.schedule.timezone)) return null;
   deps.facts?.exportSucceeded({ finishedAt: new Date(last.finishedAt), files: [] });
   return { job: 'export', ok: true, summary: `export: not due (--export-daily): today's full export ${last.runId} finished at ${last.finishedAt}` };
 }

@@ -1,27 +1,28 @@
-import { STREAM_NAMES } from '../config.js';
+import { STREAM_NAMES, type ExportFormat } from '../config.js';
 import type { Db } from '../db/open.js';
 
 export interface FullExport {
   runId: string;
-  startedAt: string;
   finishedAt: string;
 }
 
 /**
- * The newest succeeded full export that wrote every stream table: what a plain `export` or `once`
- * writes. A one-table or `--since-last` run is not one. Null when there is none.
+ * The newest succeeded full export that wrote every stream table in each of `formats`: what a plain
+ * `export` or `once` writes. A one-table, `--since-last` or CSV-only run (when Parquet is configured too)
+ * is not one. Null when there is none.
  */
-export function lastFullExport(db: Db): FullExport | null {
+export function lastFullExport(db: Db, formats: readonly ExportFormat[]): FullExport | null {
   const row = db
     .prepare(
-      `SELECT r.run_id AS runId, r.started_at AS startedAt, r.finished_at AS finishedAt
+      `SELECT r.run_id AS runId, r.finished_at AS finishedAt
        FROM export_runs r
        WHERE r.status = 'succeeded' AND r.kind = 'full'
          AND (SELECT count(DISTINCT t.table_name) FROM export_run_tables t
-              WHERE t.run_id = r.run_id AND t.table_name IN (SELECT value FROM json_each(@tables))) = @count
+              WHERE t.run_id = r.run_id AND t.table_name IN (SELECT value FROM json_each(@tables))) = @tableCount
+         AND (SELECT count(*) FROM json_each(@formats) f WHERE instr(',' || r.formats || ',', ',' || f.value || ',') > 0) = @formatCount
        ORDER BY r.finished_at DESC, r.run_id DESC LIMIT 1`,
     )
-    .get({ tables: JSON.stringify(STREAM_NAMES), count: STREAM_NAMES.length }) as FullExport | undefined;
+    .get({ tables: JSON.stringify(STREAM_NAMES), tableCount: STREAM_NAMES.length, formats: JSON.stringify(formats), formatCount: formats.length }) as FullExport | undefined;
   return row ?? null;
 }
 

@@ -33,7 +33,7 @@ interface JobLine {
 /**
  * What `status --check` alerts on: a configured stream not synced within health.maxSyncAgeMinutes, a
  * dead job, a job unknown for longer than health.maxUnknownAgeHours, and (once exports have run) an
- * export older than health.maxExportAgeHours. No finding means healthy.
+ * export older than health.maxExportAgeHours, or none that ever succeeded. No finding means healthy.
  */
 export function checkHealth(db: Db, config: Readonly<Config>, now: Date = new Date()): HealthFinding[] {
   const findings: HealthFinding[] = [];
@@ -62,13 +62,32 @@ export function checkHealth(db: Db, config: Readonly<Config>, now: Date = new Da
   }
 
   const exported = lastExport(db);
-  if (exported !== null) {
+  if (exported === null) {
+    // A mirror that never exported is not unhealthy (a sync-only deployment), but one whose exports all failed is.
+    const failed = failedExports(db);
+    if (failed.count > 0) {
+      findings.push({ kind: 'stale_export', ageSeconds: null, message: `stale export: no export has ever succeeded (${plural(failed.count, 'run')} failed${failed.error ? `; last error: ${failed.error}` : ''})` });
+    }
+  } else {
     const ageSeconds = Math.max(0, Math.round((now.getTime() - Date.parse(exported.finishedAt)) / 1000));
     if (ageSeconds * 1000 > maxExportAgeHours * HOUR_MS) {
       findings.push({ kind: 'stale_export', ageSeconds, message: `stale export: the last export (${exported.runId}) finished ${formatAge(ageSeconds)} ago (limit ${maxExportAgeHours}h)` });
     }
   }
   return findings;
+}
+
+/** Export runs that failed or were interrupted, and the newest one's error; none in a mirror without exports. */
+function failedExports(db: Db): { count: number; error: string | null } {
+  const hasTable = db.prepare(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'export_runs'`).get();
+  if (!hasTable) return { count: 0, error: null };
+  return db
+    .prepare(
+      `SELECT count(*) AS count,
+              (SELECT error FROM export_runs WHERE status IN ('failed', 'interrupted') ORDER BY started_at DESC, run_id DESC LIMIT 1) AS error
+       FROM export_runs WHERE status IN ('failed', 'interrupted')`,
+    )
+    .get() as { count: number; error: string | null };
 }
 
 function jobs(db: Db, where: string, params: unknown[]): { count: number; named: JobLine[] } {

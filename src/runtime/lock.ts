@@ -75,15 +75,16 @@ export function readLockHolder(db: Db, name = WRITER_LOCK, now = new Date()): Lo
 }
 
 /**
- * Whether another live process holds the lock `name`: its lease runs, and a holder on this host still
- * exists. A holder on this host under this process's own pid is a previous process that had the same pid
- * (in a container every run is pid 1), since a process asks this only about locks it does not hold.
+ * The tokens of the locks this process holds. A row on this host under this process's pid but with
+ * another token was left by a previous process that had the same pid: in a container every run is pid 1.
  */
+const tokensHeldHere = new Set<string>();
+
+/** Whether another live process holds the lock `name`: its lease runs, and a holder on this host still exists. */
 export function isHeldByAnother(db: Db, name: string, now = new Date()): boolean {
   const row = db.prepare('SELECT * FROM instance_lock WHERE name = ?').get(name) as LockRow | undefined;
   if (!row || row.expires_at <= now.toISOString()) return false;
-  if (row.hostname !== hostname()) return true;
-  return row.pid !== process.pid && processExists(row.pid);
+  return !tokensHeldHere.has(row.token) && !holderIsGone(row);
 }
 
 function toHolder(row: LockRow): LockHolder {
@@ -99,9 +100,9 @@ export async function acquireLock(options: AcquireOptions): Promise<HeldLock> {
     const current = db.prepare('SELECT * FROM instance_lock WHERE name = ?').get(name) as LockRow | undefined;
     if (current && current.expires_at > now.toISOString()) {
       if (!holderIsGone(current)) return current;
-      logger.warn({ previous: toHolder(current) }, `taking over the writer lock of pid ${current.pid}, which no longer runs on this host`);
+      logger.warn({ previous: toHolder(current) }, `taking over the ${name === WRITER_LOCK ? 'writer lock' : `lock ${name}`} of pid ${current.pid}, which no longer runs on this host`);
     } else if (current) {
-      logger.warn({ previous: toHolder(current) }, 'taking over a writer lock whose lease expired (its holder probably crashed)');
+      logger.warn({ previous: toHolder(current) }, `taking over the ${name === WRITER_LOCK ? 'writer lock' : `lock ${name}`}, whose lease expired (its holder probably crashed)`);
     }
     const stamp = now.toISOString();
     db.prepare(
@@ -116,6 +117,7 @@ export async function acquireLock(options: AcquireOptions): Promise<HeldLock> {
     const attemptAt = new Date();
     const busy = tryTake.immediate(attemptAt);
     if (!busy) {
+      tokensHeldHere.add(token);
       options.onRenewed?.(attemptAt);
       break;
     }
@@ -137,6 +139,7 @@ export async function acquireLock(options: AcquireOptions): Promise<HeldLock> {
         logger.error({ lock: name }, 'the lock was taken over by another process; stopping work');
         lost.abort(new LockLostError(options.dbPath));
         clearInterval(timer);
+        tokensHeldHere.delete(token);
       } else options.onRenewed?.(now);
     } catch (error) {
       // A busy database delays one renewal; the lease has two more chances before it runs out.
@@ -149,17 +152,20 @@ export async function acquireLock(options: AcquireOptions): Promise<HeldLock> {
     lost: lost.signal,
     release() {
       clearInterval(timer);
+      tokensHeldHere.delete(token);
       db.prepare('DELETE FROM instance_lock WHERE name = ? AND token = ?').run(name, token);
     },
   };
 }
 
 /**
- * A holder on this host whose pid no longer exists has crashed: its lock need not wait for the
- * lease. On another host nothing can be checked, so only the lease decides.
+ * A holder on this host whose pid no longer exists has crashed: its lock need not wait for the lease;
+ * nor does one under this process's own pid that this process does not hold (a previous pid 1). On
+ * another host nothing can be checked, so only the lease decides.
  */
 function holderIsGone(row: LockRow): boolean {
-  if (row.hostname !== hostname() || row.pid === process.pid) return false;
+  if (row.hostname !== hostname()) return false;
+  if (row.pid === process.pid) return !tokensHeldHere.has(row.token);
   return !processExists(row.pid);
 }
 

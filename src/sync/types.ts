@@ -49,7 +49,7 @@ export interface StreamReport {
   error?: string;
   /** The stream failed because the API could not be reached at all (see isUnreachable). */
   unreachable?: boolean;
-  /** The stream failed because the API refused the credential: 401, or 403 on every request (see refusedCredential). */
+  /** The stream failed because the API refused the credential (401 or 403); whether that stops the run is describeStoppedSync's call. */
   refused?: 401 | 403;
 }
 

@@ -4,9 +4,6 @@ import type { StreamReport, SyncReport } from './types.js';
 export const UNREACHABLE = 'the API was unreachable';
 export const CREDENTIAL_REFUSED = 'the API refused the credential';
 
-/** The reason given for the streams of a run that were not tried once the API proved unreachable. */
-export const SKIPPED_UNREACHABLE = `skipped: ${UNREACHABLE}`;
-
 /**
  * Why a sync run must stop after this stream, or null. An unreachable API and a 401 are final for every
  * request. A 403 is final only while the run has had no success: on the first stream it means the key is

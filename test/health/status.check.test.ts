@@ -84,6 +84,18 @@ describe('status --check', () => {
     edit(`UPDATE write_jobs SET state = 'cancelled' WHERE id = 2`);
   });
 
+  it('exports that were tried and never succeeded: exit 1, naming the last error', async () => {
+    expect((await check()).code).toBe(0);
+    edit(
+      `INSERT INTO export_runs (run_id, kind, status, pid, started_at, finished_at, formats, error) VALUES (?, 'full', 'failed', 1, ?, ?, 'parquet', ?)`,
+      '20261101T000000Z-dead', hoursAgo(2), hoursAgo(2), 'encoding Parquet: Dyn casting error',
+    );
+    const { code, lines } = await check();
+    expect(code).toBe(1);
+    expect(lines).toEqual(['stale export: no export has ever succeeded (1 run failed; last error: encoding Parquet: Dyn casting error)']);
+    edit(`DELETE FROM export_runs WHERE run_id = ?`, '20261101T000000Z-dead');
+  });
+
   it('an export older than health.maxExportAgeHours: exit 1; --json gives the findings as a list', async () => {
     const exported = await runCli(['export', '--format', 'csv', '--table', 'customers'], { env });
     expect(exported.code, exported.stderr).toBe(0);

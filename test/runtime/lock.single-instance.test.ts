@@ -1,5 +1,5 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSimulator, type SimulatorHandle } from '../../src/simulator/index.js';
@@ -93,5 +93,27 @@ describe('the writer lock lease', () => {
     lock.release();
     expect(readLockHolder(db)?.hostname).toBe('another-host');
     db.close();
+  });
+});
+
+describe('a writer lock left under this process\'s own pid (pid 1 in a restarted container)', () => {
+  it('is taken over at once when this process does not hold it, and refused while it does', async () => {
+    const db = openDatabase(join(dir, 'same-pid.db'));
+    const logger = createLogger({ level: 'silent' });
+    const options = { db, dbPath: join(dir, 'same-pid.db'), command: 'sync', leaseMs: 60_000, logger };
+    try {
+      // What a killed previous process with the same pid left: a live lease, this host, this pid, its own token.
+      const stamp = new Date().toISOString();
+      db.prepare(
+        `INSERT INTO instance_lock (name, token, pid, hostname, command, acquired_at, heartbeat_at, expires_at) VALUES ('writer', 'previous-run', ?, ?, 'once', ?, ?, ?)`,
+      ).run(process.pid, hostname(), stamp, stamp, new Date(Date.now() + 60_000).toISOString());
+      const lock = await acquireLock(options);
+      expect(readLockHolder(db)?.pid).toBe(process.pid);
+      await expect(acquireLock(options)).rejects.toBeInstanceOf(LockBusyError);
+      lock.release();
+      expect(readLockHolder(db)).toBeNull();
+    } finally {
+      db.close();
+    }
   });
 });

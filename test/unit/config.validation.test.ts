@@ -38,6 +38,9 @@ describe('loadConfig', () => {
     ['a bad cron expression', { schedule: { sync: 'every 5 minutes' } }, /"schedule\.sync" is "every 5 minutes"; expected a cron expression/],
     ['a non-http base URL', { api: { baseUrl: 'ftp://api.example.com' } }, /"api\.baseUrl".*"ftp:\/\/api\.example\.com"; expected an http\(s\) URL/],
     ['plain http to a remote host', { api: { baseUrl: 'http://api.example.com' } }, /"api\.baseUrl".*expected https, since plain http is allowed only for loopback/],
+    ['credentials in the base URL', { api: { baseUrl: 'https://svc:sk_live_secret@api.example.com' } }, /"api\.baseUrl" \(or LOYALTY_BASE_URL\) carries a user name or password before api\.example\.com; expected a URL without credentials/],
+    ['a lock lease beyond a timer\'s limit', { runtime: { lockLeaseSeconds: 3_000_000 } }, /"runtime\.lockLeaseSeconds" is 3000000 .*from 1 to 2147483/],
+    ['a shutdown deadline beyond a timer\'s limit', { runtime: { shutdownDeadlineSeconds: 3_000_000 } }, /"runtime\.shutdownDeadlineSeconds" is 3000000 .*at most 2147483/],
     ['a page size over the API limit', { api: { pageSize: 501 } }, /"api\.pageSize" is 501 .*from 1 to 500/],
     ['an unknown stream', { sync: { streams: ['customers', 'reviews'] } }, /"sync\.streams" contains "reviews"/],
     ['a bad time zone', { schedule: { timezone: 'Mars/Olympus' } }, /"schedule\.timezone" is "Mars\/Olympus"/],
@@ -55,6 +58,16 @@ describe('loadConfig', () => {
       expect(() => loadConfig({ file, env: {} })).toThrow(message);
     });
   }
+
+  it('never repeats the password of a base URL that carries one', () => {
+    const file = userFile({ api: { baseUrl: 'https://svc:sk_live_secret@api.example.com' } });
+    expect(() => loadConfig({ file, env: {} })).toThrow(ConfigError);
+    try {
+      loadConfig({ file, env: {} });
+    } catch (error) {
+      expect((error as Error).message).not.toContain('sk_live_secret');
+    }
+  });
 
   it('allows plain http on loopback addresses only', () => {
     for (const url of ['http://127.0.0.1:8080', 'http://localhost:1', 'http://[::1]:9000']) {
