@@ -25,3 +25,13 @@ export interface RemovalRule {
 function percent(share: number): string {
   return `${Math.round(share * 1000) / 10}%`;
 }
+
+/**
+ * A walk that would mark too much removed. Its plan is dropped as the stream fails: resumed in a later
+ * run, a walk of a list that changed in between would start at a page whose earlier rows it never saw
+ * again, so the next run walks the whole list afresh.
+ */
+export class MassRemovalRefusedError extends Error {
+  override name = 'MassRemovalRefusedError';
+}
+

@@ -7,7 +7,7 @@ import { getStream, type StreamDefinition } from '../streams/index.js';
 import { createCheckpointStore } from './checkpoint.js';
 import type { GroupOutcome, PageGroup } from './storeMessages.js';
 import { watermarkOf } from './storedFacts.js';
-import { massRemovalProblem } from './massRemoval.js';
+import { MassRemovalRefusedError, massRemovalProblem } from './massRemoval.js';
 import { countPresent, countUnseen, tombstoneUnseen } from './tombstones.js';
 import type { Plan } from './types.js';
 
@@ -63,13 +63,13 @@ function typeFindings(stream: StreamName, results: readonly UpsertResult[]): Dri
 
 /**
  * Throws, so the group rolls back and nothing is marked, when the walk would tombstone more of the list than
- * one run may without a confirmation. The plan stays stored: every run fails the same way until the list
- * comes back or `--accept-removals` confirms it.
+ * one run may without a confirmation. Every run fails the same way until the list comes back or
+ * `--accept-removals` confirms it; each walks the whole list again (storeWorker drops the walk's plan).
  */
 function refuseMassRemoval(db: Db, walkStartedAt: string, maxShare: number): void {
   const problem = massRemovalProblem(countUnseen(db, walkStartedAt), countPresent(db), maxShare, 'stored addresses');
   if (problem === null) return;
-  throw new Error(`the unsubscribe list ${problem}, so nothing was marked; if those addresses really left the list, confirm with sync --accept-removals`);
+  throw new MassRemovalRefusedError(`the unsubscribe list ${problem}, so nothing was marked; if those addresses really left the list, confirm with sync --accept-removals`);
 }
 
 const UTF8 = new TextDecoder('utf-8');

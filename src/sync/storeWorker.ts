@@ -8,6 +8,8 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { openDatabase } from '../db/open.js';
 import { checkpointLessOften } from '../db/walCheckpoint.js';
+import { createCheckpointStore } from './checkpoint.js';
+import { MassRemovalRefusedError } from './massRemoval.js';
 import { createGroupStore } from './storeGroup.js';
 import type { StoreReply, StoreRequest, StoreWorkerData } from './storeMessages.js';
 
@@ -96,6 +98,7 @@ function handle(request: StoreRequest): StoreReply {
         // here and its next run reads them again. (A savepoint per group would keep them, at the price of
         // copying every page a group touches.)
         rollback();
+        if (error instanceof MassRemovalRefusedError) createCheckpointStore(db).abandon(request.stream, new Date().toISOString());
         return { id: request.id, ok: false, message: error instanceof Error ? error.message : String(error) };
       }
     }
