@@ -94,8 +94,9 @@ async function main() {
       });
     }, everySeconds * 1000);
   const pollers = [poll('/metrics', SCRAPE_SECONDS, 'scrapes'), poll('/healthz', PROBE_SECONDS, 'probes')];
+  // run logs to stderr: keep only its tail, to say why it exited.
   let stderr = '';
-  run.stderr.setEncoding('utf8').on('data', (chunk) => (stderr += chunk));
+  run.stderr.setEncoding('utf8').on('data', (chunk) => (stderr = (stderr + chunk).slice(-4096)));
   const exited = new Promise((resolve) => run.on('exit', (code, signal) => resolve(code ?? signal)));
 
   const samples = [];
@@ -161,14 +162,14 @@ function sampleProcess(pid) {
 }
 
 /**
- * Reads `run`'s JSON log lines: each job's runs counted by outcome, and the metrics server's address
+ * Reads `run`'s JSON log lines (on its stderr): each job's runs counted by outcome, and the metrics server's address
  * (`served`, a promise) once it is listening.
  */
 function readLog(child) {
   const counts = {};
   let listening;
   const served = new Promise((resolve) => (listening = resolve));
-  createInterface({ input: child.stdout }).on('line', (line) => {
+  createInterface({ input: child.stderr }).on('line', (line) => {
     if (!line.startsWith('{')) return;
     const record = JSON.parse(line);
     if (typeof record.port === 'number' && typeof record.host === 'string') listening(`http://${record.host}:${record.port}`);
