@@ -37,6 +37,10 @@ export interface Config {
     retainRuns: number;
     csvFormulaGuard: boolean;
     parquetRowGroupSize: number;
+    delta: {
+      /** Files the table no longer uses (and files of failed runs) are deleted once older than this; time travel reaches this far. */
+      retainDays: number;
+    };
     /** Publication target `s3://BUCKET/PREFIX`; empty keeps exports local. */
     url: string;
     /** With a target: keep the run's files under `dir` too (false: only the bucket holds them). */
@@ -67,8 +71,10 @@ export interface Config {
 
 export const STREAM_NAMES = ['customers', 'orders', 'activities', 'transactions', 'unsubscribes'] as const;
 export type StreamName = (typeof STREAM_NAMES)[number];
-export const EXPORT_FORMATS = ['csv', 'parquet'] as const;
+export const EXPORT_FORMATS = ['csv', 'parquet', 'delta'] as const;
 export type ExportFormat = (typeof EXPORT_FORMATS)[number];
+/** The formats written as one file per table and run (the `dt=` layout); `delta` keeps a table instead. */
+export type SnapshotFormat = Exclude<ExportFormat, 'delta'>;
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
@@ -194,7 +200,8 @@ function validate(config: Config): void {
   integer('push.backoffMaxMs', config.push.backoffMaxMs, config.push.backoffBaseMs, MAX_TIMER_MS);
   nonEmpty('export.dir', config.export.dir);
   oneOfEach('export.formats', config.export.formats, EXPORT_FORMATS);
-  if (config.export.formats.length === 0) throw new ConfigError('Config key "export.formats" is empty; expected at least one of csv, parquet.');
+  if (config.export.formats.length === 0) throw new ConfigError('Config key "export.formats" is empty; expected at least one of csv, parquet, delta.');
+  integer('export.delta.retainDays', config.export.delta.retainDays, 0, 3650);
   integer('export.retainRuns', config.export.retainRuns, 1);
   integer('export.parquetRowGroupSize', config.export.parquetRowGroupSize, 1000);
   if (config.export.url !== '') parseTargetOrThrow(config.export.url, 'Config key "export.url" (or LOYALTY_EXPORT_URL)');

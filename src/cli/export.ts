@@ -7,7 +7,7 @@ import { parseCommandArgs } from './args.js';
 import { openMirror, type CommandContext } from './context.js';
 import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, UsageError } from './errors.js';
 
-const USAGE = `Usage: loyalty-sync export [--format csv,parquet] [--table NAME]... [--since-last] [--to s3://BUCKET/PREFIX]
+const USAGE = `Usage: loyalty-sync export [--format csv,parquet,delta] [--table NAME]... [--since-last] [--to s3://BUCKET/PREFIX]
 
 Write one consistent snapshot of the mirror: every file is read inside one SQLite read
 transaction, written under a temporary name and renamed into place, and the manifest
@@ -23,11 +23,17 @@ export.retainRuns applies in the bucket too. Credentials come only from the AWS 
 (AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY, AWS_PROFILE, web identity, container or instance role);
 the endpoint from export.s3.endpoint, AWS_ENDPOINT_URL_S3 or AWS_ENDPOINT_URL.
 
+With delta (--format delta, or delta in export.formats), each stream table is also kept as a Delta
+Lake table at EXPORT_DIR/delta/TABLE (and PREFIX/delta/TABLE in the bucket) that equals the mirror
+after the run: the run commits one new version per table that changed, with only the files that
+hold changed rows written again. A path holding anything else is refused (exit 1) and left alone.
+
 Options:
-  --format LIST   csv, parquet or csv,parquet (default: config export.formats)
+  --format LIST   any of csv, parquet, delta, comma-separated (default: config export.formats)
   --table NAME    export only this table (repeatable): ${EXPORT_TABLES.join(', ')}
                   (default: the five streams; write_jobs only when named)
   --since-last    only rows inserted or changed since the previous successful export
+                  (CSV and Parquet; a Delta table always takes only what changed)
   --to URL        publish to s3://BUCKET/PREFIX (default: config export.url; none keeps it local)
   --help          show this help
 
@@ -80,7 +86,7 @@ export async function exportCommand(argv: string[], ctx: CommandContext): Promis
 
 function parseFormats(value: string): ExportFormat[] {
   const formats = value.split(',').map((part) => part.trim()).filter((part) => part !== '');
-  if (formats.length === 0) throw new UsageError(`--format is "${value}"; expected csv, parquet or csv,parquet.`);
+  if (formats.length === 0) throw new UsageError(`--format is "${value}"; expected csv, parquet, delta or a comma-separated mix.`);
   return formats.map((format) => {
     const found = EXPORT_FORMATS.find((name) => name === format);
     if (found === undefined) throw new UsageError(`--format contains "${format}"; expected ${EXPORT_FORMATS.join(', ')} (comma-separated).`);

@@ -1,5 +1,6 @@
 import type { Db } from '../db/open.js';
 import { lastExport, lastPublication, type LastExport, type LastPublication } from '../export/index.js';
+import { deltaTables, type DeltaTableStatus } from '../export/delta/deltaStatus.js';
 import { JOB_STATES, queueCounts, type QueueCounts } from '../queue/index.js';
 import { readLockHolder, type LockHolder } from '../runtime/lock.js';
 import { listDrift, type DriftEntry } from '../drift/index.js';
@@ -18,6 +19,7 @@ Show what an operator asks first:
   the write queue: jobs per state and the oldest queued job;
   the last export and its manifest;
   the last publication to object storage: target, run, files, bytes, when, and whether it completed;
+  each Delta table (export --format delta): its place, version, active files and bytes, last commit;
   the last verify: when, full or sampled, rows compared, differences found and repaired;
   whether a loyalty-sync process (e.g. \`run\`) holds the mirror's writer lock;
   schema drift: fields the API spec does not list, and values outside a listed enum, per stream,
@@ -44,6 +46,8 @@ export interface StatusReport {
   lastExport: LastExport | null;
   /** The newest publication to object storage (export.url or --to), complete or not. */
   lastPublication: LastPublication | null;
+  /** Each Delta table per place, as the newest export that wrote Delta left it. */
+  delta: DeltaTableStatus[];
   /** The newest `verify` run, finished or not. */
   lastVerify: LastVerify | null;
   /** The process holding the writer lock (syncing or pushing), or null. */
@@ -59,6 +63,7 @@ export function collectStatus(db: Db, now: Date = new Date()): StatusReport {
     queue: queueCounts(db),
     lastExport: lastExport(db),
     lastPublication: lastPublication(db),
+    delta: deltaTables(db),
     lastVerify: lastVerify(db),
     lock: readLockHolder(db, undefined, now),
     schema_drift: listDrift(db),
@@ -67,7 +72,7 @@ export function collectStatus(db: Db, now: Date = new Date()): StatusReport {
 
 /** One text block per section of the report, blank-line separated; a new section adds its block here. */
 export function renderStatus(status: StatusReport): string {
-  const sections = [renderStreams(status.streams), renderQueue(status.queue), renderExport(status.lastExport), renderPublication(status.lastPublication), renderVerify(status.lastVerify), renderLock(status.lock), renderDrift(status.schema_drift)];
+  const sections = [renderStreams(status.streams), renderQueue(status.queue), renderExport(status.lastExport), renderPublication(status.lastPublication), renderDelta(status.delta), renderVerify(status.lastVerify), renderLock(status.lock), renderDrift(status.schema_drift)];
   return `${sections.join('\n\n')}\n`;
 }
 
@@ -131,6 +136,13 @@ export async function statusCommand(argv: string[], ctx: CommandContext): Promis
   } finally {
     db.close();
   }
+}
+
+function renderDelta(tables: DeltaTableStatus[]): string {
+  if (tables.length === 0) return 'Delta tables\nnone (export --format delta, or delta in export.formats, keeps one per stream)';
+  const header = ['table', 'version', 'files', 'bytes', 'rows', 'last commit', 'location'];
+  const rows = tables.map((t) => [t.table, String(t.version), String(t.files), String(t.bytes), String(t.rows), t.lastCommitAt ?? '-', t.location]);
+  return ['Delta tables', ...alignedLines(header, rows)].join('\n');
 }
 
 function renderStreams(streams: StreamStatus[]): string {

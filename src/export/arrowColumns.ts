@@ -83,15 +83,15 @@ class Validity {
 }
 
 /** NaN stands for a value that is present but unusable; null for NULL. */
-type IntegerReader = (value: JsonCell) => number | null;
+export type IntegerReader = (value: JsonCell) => number | null;
 
-function integerValue(value: JsonCell): number | null {
+export function integerValue(value: JsonCell): number | null {
   if (typeof value === 'string') return /^-?\d+$/.test(value) ? Number(value) : Number.NaN;
   return value;
 }
 
 /** Rows of one sync share `_synced_at`, and neighbours often share `created_at`: each text is parsed once per run of equal values. */
-function timestampReader(): IntegerReader {
+export function timestampReader(): IntegerReader {
   let lastText = '';
   let lastMicros: number | null = null;
   return (value) => {

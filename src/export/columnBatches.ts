@@ -14,6 +14,16 @@ export type ColumnPiece = { kind: 'values'; values: JsonCell[] } | { kind: 'text
 export interface ColumnBatch {
   length: number;
   columns: ColumnPiece[];
+  /** The rowids of the batch's first and last rows (rows come in rowid order). */
+  firstRowid?: bigint;
+  lastRowid?: bigint;
+}
+
+/** A slice of a table by rowid, inclusive, with an SQL condition every row must meet (a Delta table's live rows). */
+export interface RowidRange {
+  from: bigint;
+  to: bigint;
+  where: string;
 }
 
 export interface BatchColumn {
@@ -27,10 +37,10 @@ export interface BatchColumn {
  * per column instead of once per value is what makes this several times faster than row iteration.
  * All aggregates of a query consume the same rows in the same order, so the columns stay aligned.
  */
-export function* readColumnBatches(db: Db, table: string, columns: readonly BatchColumn[], afterChangeSeq: number | null, batchRows: number): Generator<ColumnBatch> {
+export function* readColumnBatches(db: Db, table: string, columns: readonly BatchColumn[], afterChangeSeq: number | null, batchRows: number, range?: RowidRange): Generator<ColumnBatch> {
   const aggregates = columns.map(({ name, read }) => (read === 'text' ? `CAST(group_concat("${name}", '') AS BLOB), json_group_array(octet_length("${name}"))` : `json_group_array("${name}")`));
-  for (const { length, cells } of readRowidBatches(db, table, aggregates.join(', '), afterChangeSeq, batchRows)) {
-    yield { length, columns: pieces(table, columns, cells, length) };
+  for (const { length, cells, first, last } of readRowidBatches(db, table, aggregates.join(', '), afterChangeSeq, batchRows, range)) {
+    yield { length, columns: pieces(table, columns, cells, length), firstRowid: first, lastRowid: last };
   }
 }
 
@@ -41,18 +51,27 @@ export function* readColumnBatches(db: Db, table: string, columns: readonly Batc
  * read transaction. NOT INDEXED keeps the aggregates' order the rowid order even when `_change_seq`
  * has an index.
  */
-export function* readRowidBatches(db: Db, table: string, selectList: string, afterChangeSeq: number | null, batchRows: number): Generator<{ length: number; cells: unknown[] }> {
-  const changed = afterChangeSeq === null ? '' : ' AND _change_seq > @since';
+export function* readRowidBatches(
+  db: Db,
+  table: string,
+  selectList: string,
+  afterChangeSeq: number | null,
+  batchRows: number,
+  range?: RowidRange,
+): Generator<{ length: number; cells: unknown[]; first: bigint; last: bigint }> {
+  const changed = (afterChangeSeq === null ? '' : ' AND _change_seq > @since') + (range ? ` AND rowid <= @to AND (${range.where})` : '');
   // Rowids are 64-bit: read as BigInt, so a batch ends exactly where the next one starts.
-  const boundary = db.prepare(`SELECT max(r) AS last, count(*) AS n FROM (SELECT rowid AS r FROM "${table}" WHERE rowid >= @from${changed} ORDER BY rowid LIMIT @limit)`).safeIntegers(true);
+  const boundary = db
+    .prepare(`SELECT min(r) AS first, max(r) AS last, count(*) AS n FROM (SELECT rowid AS r FROM "${table}" WHERE rowid >= @from${changed} ORDER BY rowid LIMIT @limit)`)
+    .safeIntegers(true);
   const batch = db.prepare(`SELECT ${selectList} FROM "${table}" NOT INDEXED WHERE rowid >= @from AND rowid <= @last${changed}`).raw(true);
-  const since = afterChangeSeq === null ? {} : { since: afterChangeSeq };
+  const since = { ...(afterChangeSeq === null ? {} : { since: afterChangeSeq }), ...(range ? { to: range.to } : {}) };
 
-  let from = MIN_ROWID;
+  let from = range?.from ?? MIN_ROWID;
   let limit = batchRows;
   for (;;) {
-    const bound = boundary.get({ from, limit, ...since }) as { last: bigint | null; n: bigint };
-    if (bound.last === null) return;
+    const bound = boundary.get({ from, limit, ...since }) as { first: bigint | null; last: bigint | null; n: bigint };
+    if (bound.last === null || bound.first === null) return;
     let cells: unknown[];
     try {
       cells = batch.get({ from, last: bound.last, ...since }) as unknown[];
@@ -64,15 +83,15 @@ export function* readRowidBatches(db: Db, table: string, selectList: string, aft
       }
       throw error;
     }
-    yield { length: Number(bound.n), cells };
+    yield { length: Number(bound.n), cells, first: bound.first, last: bound.last };
     if (bound.last === MAX_ROWID) return;
     from = bound.last + 1n;
     limit = batchRows;
   }
 }
 
-const MIN_ROWID = -(2n ** 63n);
-const MAX_ROWID = 2n ** 63n - 1n;
+export const MIN_ROWID = -(2n ** 63n);
+export const MAX_ROWID = 2n ** 63n - 1n;
 
 function pieces(table: string, columns: readonly BatchColumn[], cells: unknown[], length: number): ColumnPiece[] {
   let cell = 0;

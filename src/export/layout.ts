@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
-import type { ExportFormat } from '../config.js';
+import type { SnapshotFormat } from '../config.js';
 import type { ExportTable } from './schema.js';
 
 /**
@@ -41,7 +41,7 @@ export function partitionDate(now: Date): string {
 }
 
 /** Path relative to the export root, with forward slashes (as written in manifests). */
-export function dataFilePath(table: ExportTable, format: ExportFormat, runId: string, date: string): string {
+export function dataFilePath(table: ExportTable, format: SnapshotFormat, runId: string, date: string): string {
   return `${table}/dt=${date}/${table}-${runId}.${format}`;
 }
 

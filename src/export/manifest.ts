@@ -1,6 +1,6 @@
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { STREAM_NAMES, type ExportFormat } from '../config.js';
+import { STREAM_NAMES, type SnapshotFormat } from '../config.js';
 import type { DriftEntry } from '../drift/index.js';
 import type { ColumnType } from '../streams/index.js';
 import { DIR_MODE, FILE_MODE } from './fileSink.js';
@@ -19,7 +19,7 @@ export interface ManifestColumn {
 
 export interface ManifestFile {
   table: ExportTable;
-  format: ExportFormat;
+  format: SnapshotFormat;
   /** Relative to the export root, with forward slashes. */
   path: string;
   rows: number;
@@ -65,6 +65,28 @@ export interface Manifest {
    * as `schema_drift` held it at the snapshot: the part of `raw` a loader's schema may not expect.
    */
   schemaDrift: Record<string, DriftEntry[]>;
+  /** Delta runs only: each stream table's Delta table after the run, per place it lives (the export folder, the bucket). */
+  delta?: ManifestDeltaTable[];
+}
+
+export interface ManifestDeltaTable {
+  table: ExportTable;
+  /** `local` (EXPORT_DIR/delta/TABLE) or `bucket` (PREFIX/delta/TABLE). */
+  where: 'local' | 'bucket';
+  /** Relative to the export root or the target's prefix: `delta/TABLE`. */
+  path: string;
+  /** The table's current version after the run. */
+  version: number;
+  /** Whether this run committed that version (false: nothing had changed). */
+  committed: boolean;
+  /** Active data files and their bytes at that version. */
+  files: number;
+  bytes: number;
+  /** Rows in the files this run's commit added, and in those it removed (a rewritten file counts in both). */
+  rowsAdded: number;
+  rowsRemoved: number;
+  /** Bytes of the files this run's commit added. */
+  bytesAdded: number;
 }
 
 /** Whether a run of this kind over these tables is complete: full, and every stream table in it. */

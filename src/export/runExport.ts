@@ -1,6 +1,6 @@
 import { mkdir, rm } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { STREAM_NAMES, type Config, type ExportFormat } from '../config.js';
+import { STREAM_NAMES, type Config, type ExportFormat, type SnapshotFormat } from '../config.js';
 import type { Db } from '../db/open.js';
 import type { Logger } from '../log.js';
 import { toolVersion } from '../version.js';
@@ -10,7 +10,7 @@ import { DIR_MODE, publish } from './fileSink.js';
 import { newRunId, partitionDate } from './layout.js';
 import { ExportFolder } from './insideExportFolder.js';
 import { isProcessAlive, removeLeftovers } from './leftovers.js';
-import { isCompleteRun, MANIFEST_VERSION, writeManifest, type Manifest, type ManifestFile } from './manifest.js';
+import { isCompleteRun, MANIFEST_VERSION, writeManifest, type Manifest, type ManifestDeltaTable, type ManifestFile } from './manifest.js';
 import type { BucketPublisher } from './bucket/publisher.js';
 import { completePublication, failPublication, startPublication } from './publications.js';
 import { applyRetention } from './retention.js';
@@ -19,6 +19,8 @@ import { EXPORT_TABLES, tableSchema, type ExportTable } from './schema.js';
 import { Snapshot } from './snapshot.js';
 import { parseExportTarget, type ExportTarget } from './target.js';
 import { writeTableFile, type PendingFile } from './writeTableFile.js';
+import { DiskDeltaStore } from './delta/diskStore.js';
+import { DELTA_DIR, exportDeltaTables, holdDeltaLock, type DeltaPlace } from './delta/exportDelta.js';
 
 export interface ExportOptions {
   /** The mirror (read-write: the run is recorded in export_runs). The snapshot is read on a second, read-only connection. */
@@ -44,6 +46,8 @@ export interface ExportReport {
   manifestPath: string;
   files: ManifestFile[];
   kind: 'full' | 'since_last';
+  /** The Delta tables after the run, per place (empty without the delta format). */
+  delta: ManifestDeltaTable[];
   /** Set when the run was published to object storage. */
   publication: { url: string; manifestUrl: string; files: number; bytes: number; keptLocal: boolean } | null;
 }
@@ -94,6 +98,8 @@ async function exportRun(options: ExportOptions & { now: Date }, run: RunContext
   const { db, config, now } = options;
   const { runId, logger, root, folder } = run;
   const formats = unique(options.formats ?? config.export.formats);
+  const fileFormats = formats.filter((format): format is SnapshotFormat => format !== 'delta');
+  const wantsDelta = formats.includes('delta');
   const tables = unique(options.tables ?? [...STREAM_NAMES]);
   const date = partitionDate(now);
   const requestedKind = options.sinceLast ? 'since_last' : 'full';
@@ -116,7 +122,17 @@ async function exportRun(options: ExportOptions & { now: Date }, run: RunContext
     throw new Error(`Export ${runId} failed: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
   }
 
-  const snapshot = Snapshot.open(db.name);
+  // Before the snapshot: one mirror's Delta commits then follow the order of their snapshots, so a table
+  // never goes back to an older state, and two exports never plan from the same version.
+  const deltaLock = wantsDelta ? await holdDeltaLock(db, config.runtime.lockLeaseSeconds * 1000, logger, options.signal) : null;
+  let snapshot: Snapshot;
+  try {
+    snapshot = Snapshot.open(db.name);
+  } catch (error) {
+    deltaLock?.release();
+    publisher?.destroy();
+    throw error;
+  }
   const pending: PendingFile[] = [];
   const published: string[] = [];
   let started = false;
@@ -138,7 +154,7 @@ async function exportRun(options: ExportOptions & { now: Date }, run: RunContext
       const baseline = schema.tracksChanges ? previous.get(schema.table) : undefined;
       const since = baseline ? baseline.maxChangeSeq : null;
       let rows = 0;
-      for (const format of formats) {
+      for (const format of fileFormats) {
         options.signal?.throwIfAborted();
         await publisher?.waitForRoom(1);
         const copyTo = publisher === null ? undefined : (path: string, fileFormat: string) => publisher.startFile(path, fileFormat, options.signal);
@@ -151,6 +167,7 @@ async function exportRun(options: ExportOptions & { now: Date }, run: RunContext
       }
       outcomes.push({ table: schema.table, maxChangeSeq: schema.tracksChanges ? snapshot.maxChangeSeq(schema.table) : 0, sinceChangeSeq: since, rows });
     }
+    const delta = wantsDelta ? await exportDeltaTables({ db, snapshot, schemas, places: deltaPlaces(root, keepLocal, publisher), runId, config, logger, signal: options.signal }) : undefined;
     const watermarks = snapshot.watermarks();
     const schemaDrift = snapshot.schemaDrift(schemas.map((schema) => schema.table));
     const changeSeq = snapshot.changeSeq;
@@ -160,7 +177,8 @@ async function exportRun(options: ExportOptions & { now: Date }, run: RunContext
       manifestVersion: MANIFEST_VERSION,
       runId,
       kind,
-      complete: isCompleteRun(kind, tables),
+      // A run of Delta tables alone has no snapshot files: latest.json keeps naming a run that has them.
+      complete: isCompleteRun(kind, tables) && fileFormats.length > 0,
       requestedKind,
       previousRunId,
       createdAt: now.toISOString(),
@@ -171,6 +189,7 @@ async function exportRun(options: ExportOptions & { now: Date }, run: RunContext
       moneyRule: MONEY_RULE,
       files: pending.map((file) => file.entry),
       schemaDrift,
+      ...(delta ? { delta } : {}),
     };
     let manifestUrl: string | null = null;
     if (publisher) {
@@ -206,7 +225,7 @@ async function exportRun(options: ExportOptions & { now: Date }, run: RunContext
     const totalRows = pending.reduce((sum, file) => sum + file.entry.rows, 0);
     logger.info({ kind, files: pending.length, rows: totalRows, manifest: manifestPath, ...(manifestUrl ? { published: manifestUrl } : {}) }, 'export finished');
     const publication = publisher && manifestUrl !== null ? { url: publisher.url, manifestUrl, ...publisher.totals, keptLocal: keepLocal } : null;
-    return { runId, manifestPath, files: manifest.files, kind, publication };
+    return { runId, manifestPath, files: manifest.files, delta: delta ?? [], kind, publication };
   } catch (error) {
     if (snapshot.db.open) snapshot.close();
     if (!bucketManifestMayBeVisible) await publisher?.discardRun();
@@ -218,8 +237,17 @@ async function exportRun(options: ExportOptions & { now: Date }, run: RunContext
     }
     throw new Error(`Export ${runId} failed: ${message}`, { cause: error });
   } finally {
+    deltaLock?.release();
     publisher?.destroy();
   }
+}
+
+/** The Delta tables' places: the export folder unless only the bucket keeps the run, and the bucket when there is one. */
+function deltaPlaces(root: string, keepLocal: boolean, publisher: BucketPublisher | null): DeltaPlace[] {
+  const places: DeltaPlace[] = [];
+  if (keepLocal) places.push({ where: 'local', storeFor: (table) => new DiskDeltaStore(join(root, DELTA_DIR, table)) });
+  if (publisher) places.push({ where: 'bucket', storeFor: (table) => publisher.deltaStore(`${DELTA_DIR}/${table}`) });
+  return places;
 }
 
 function newestRunId(runIds: string[]): string {

@@ -3,7 +3,7 @@ import { STREAM_NAMES } from '../config.js';
 import type { Db } from '../db/open.js';
 import { listDrift, type DriftEntry } from '../drift/index.js';
 import { isUtf8 } from 'node:buffer';
-import { readColumnBatches, readRowidBatches, type BatchColumn, type ColumnBatch } from './columnBatches.js';
+import { readColumnBatches, readRowidBatches, type BatchColumn, type ColumnBatch, type RowidRange } from './columnBatches.js';
 import type { CsvBatch } from './csvWriter.js';
 
 /** One value of a mirror row as better-sqlite3 returns it. */
@@ -34,9 +34,9 @@ export class Snapshot {
     }
   }
 
-  /** The rows to export in storage order, column by column, `batchRows` rows at a time; only those changed after `afterChangeSeq` when given. */
-  columnBatches(table: string, columns: readonly BatchColumn[], afterChangeSeq: number | null, batchRows: number): Generator<ColumnBatch> {
-    return readColumnBatches(this.db, table, columns, afterChangeSeq, batchRows);
+  /** The rows to export in storage order, column by column, `batchRows` rows at a time; only those changed after `afterChangeSeq`, or inside `range`, when given. */
+  columnBatches(table: string, columns: readonly BatchColumn[], afterChangeSeq: number | null, batchRows: number, range?: RowidRange): Generator<ColumnBatch> {
+    return readColumnBatches(this.db, table, columns, afterChangeSeq, batchRows, range);
   }
 
   /**

@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import type { Config, ExportFormat } from '../config.js';
+import type { Config, SnapshotFormat } from '../config.js';
 import { toolVersion } from '../version.js';
 import { parquetColumns } from './arrowColumns.js';
 import { csvLineSql, writeCsv } from './csvWriter.js';
@@ -43,12 +43,12 @@ export interface FileContext {
   sinceRunId: string | null;
   config: Readonly<Config>;
   /** Starts a copy of each file's bytes (its path in the layout), fed as the file is written. */
-  copyTo?: (path: string, format: ExportFormat) => FileCopy;
+  copyTo?: (path: string, format: SnapshotFormat) => FileCopy;
   signal?: AbortSignal;
 }
 
 /** Writes one table in one format from the snapshot to a temporary file; removes the file if that fails. */
-export async function writeTableFile(snapshot: Snapshot, schema: TableSchema, format: ExportFormat, context: FileContext): Promise<PendingFile> {
+export async function writeTableFile(snapshot: Snapshot, schema: TableSchema, format: SnapshotFormat, context: FileContext): Promise<PendingFile> {
   const path = dataFilePath(schema.table, format, context.runId, context.date);
   const tmpPath = tmpPathFor(context.root, path, context.runId);
   const copy = context.copyTo?.(path, format) ?? null;

@@ -2,7 +2,8 @@ import type { ApiClient } from '../api/client.js';
 import { describeError } from '../api/errors.js';
 import type { Config } from '../config.js';
 import { isDamagedDatabase, mirrorError, type Db } from '../db/open.js';
-import { runExport } from '../export/index.js';
+import { runExport, type ExportTable } from '../export/index.js';
+import type { ManifestDeltaTable } from '../export/manifest.js';
 import type { Logger } from '../log.js';
 import type { OpsFacts } from '../metrics/facts.js';
 import { pushDueJobs, summarizePush } from '../queue/index.js';
@@ -76,10 +77,11 @@ export async function runJob(job: JobName, deps: WorkerDeps, signal?: AbortSigna
       }
       case 'export': {
         const report = await runExport({ ...deps, logger, signal });
-        deps.facts?.exportSucceeded({ finishedAt: new Date(), files: report.files });
+        deps.facts?.exportSucceeded({ finishedAt: new Date(), files: [...report.files, ...deltaFacts(report.delta)] });
         const rows = report.files.reduce((sum, file) => sum + file.rows, 0);
         const published = report.publication === null ? '' : `, published to ${report.publication.manifestUrl}`;
-        return { job, ok: true, summary: `export: ${report.files.length} files, ${rows} rows, manifest ${report.manifestPath}${published}` };
+        const delta = report.delta.length === 0 ? '' : `, Delta: ${report.delta.filter((table) => table.committed).length} new version(s)`;
+        return { job, ok: true, summary: `export: ${report.files.length} files, ${rows} rows, manifest ${report.manifestPath}${delta}${published}` };
       }
     }
   } catch (error) {
@@ -87,4 +89,14 @@ export async function runJob(job: JobName, deps: WorkerDeps, signal?: AbortSigna
     const named = isDamagedDatabase(error) ? mirrorError(deps.config.db.path, error) : error;
     return { job, ok: false, summary: `${job} failed: ${describeError(named)}` };
   }
+}
+
+/** Rows and bytes a run's Delta commits wrote, counted once per table (the first place holds what the others do). */
+function deltaFacts(tables: readonly ManifestDeltaTable[]): Array<{ table: ExportTable; format: 'delta'; rows: number; bytes: number }> {
+  const seen = new Set<string>();
+  return tables.flatMap((table) => {
+    if (seen.has(table.table)) return [];
+    seen.add(table.table);
+    return [{ table: table.table, format: 'delta' as const, rows: table.rowsAdded, bytes: table.bytesAdded }];
+  });
 }
