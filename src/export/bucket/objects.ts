@@ -29,6 +29,8 @@ export interface StoredObject {
   /** Relative to the target's prefix, with forward slashes: the layout's own paths. */
   path: string;
   size: number;
+  /** When the store last wrote the object, in milliseconds since the epoch; 0 when the listing does not say. */
+  modifiedMs: number;
 }
 
 export interface OpenUpload {
@@ -68,23 +70,25 @@ export class BucketObjects {
   /**
    * Every object under the prefix, listed flat: some stores drop deep common prefixes from delimiter
    * listings. A listing can still come back short (a store that pages badly); what deletes on its
-   * strength asks for positive evidence first.
+   * strength asks for positive evidence first. `under` (a folder relative to the prefix, ending with
+   * a slash) narrows the listing to that folder; paths stay relative to the prefix.
    */
-  async list(): Promise<StoredObject[]> {
+  async list(under = ''): Promise<StoredObject[]> {
     const found = new Map<string, StoredObject>();
     const base = `${this.target.prefix}/`;
+    const listed = `${base}${under}`;
     const seenTokens = new Set<string>();
     let token: string | undefined;
     let startAfter: string | undefined;
     let idlePages = 0;
     for (;;) {
       const page = await this.call('ListObjectsV2', () =>
-        this.client.s3.send(new ListObjectsV2Command({ Bucket: this.target.bucket, Prefix: base, ContinuationToken: token, StartAfter: startAfter })),
+        this.client.s3.send(new ListObjectsV2Command({ Bucket: this.target.bucket, Prefix: listed, ContinuationToken: token, StartAfter: startAfter })),
       );
       const contents = page.Contents ?? [];
       const before = found.size;
       for (const object of contents) {
-        if (object.Key?.startsWith(base)) found.set(object.Key, { path: object.Key.slice(base.length), size: object.Size ?? 0 });
+        if (object.Key?.startsWith(listed)) found.set(object.Key, { path: object.Key.slice(base.length), size: object.Size ?? 0, modifiedMs: object.LastModified?.getTime() ?? 0 });
       }
       if (!page.IsTruncated) return [...found.values()];
       // A store that goes on handing out new tokens for pages with nothing new would page for ever.
@@ -111,18 +115,23 @@ export class BucketObjects {
     }
   }
 
-  /**
-   * The object's text, or null when it is gone (another export's retention may remove a manifest meanwhile).
-   * The SDK retries until the headers come; a body cut off after them is read again here.
-   */
+  /** The object's text, or null when it is gone (another export's retention may remove a manifest meanwhile). */
   async readText(path: string): Promise<string | null> {
+    return (await this.readBytes(path))?.toString('utf8') ?? null;
+  }
+
+  /**
+   * The object's bytes, or null when there is none. The SDK retries until the headers come; a body cut
+   * off after them is read again here.
+   */
+  async readBytes(path: string): Promise<Buffer | null> {
     try {
       return await withTries(
         TRIES,
         (error) => !isNotFound(error),
         async () => {
           const answer = await this.client.s3.send(new GetObjectCommand({ Bucket: this.target.bucket, Key: this.key(path) }));
-          return (await answer.Body?.transformToString('utf8')) ?? '';
+          return Buffer.from((await answer.Body?.transformToByteArray()) ?? new Uint8Array(0));
         },
       );
     } catch (error) {

@@ -1,0 +1,95 @@
+import { HeadObjectCommand, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
+import { createServer, request, type IncomingMessage, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export interface ConditionalPutProxy {
+  endpoint: string;
+  /** The status of each conditional PUT, in order: 200 created, 412 already there. */
+  answers: number[];
+  /** Conditional PUTs the store applied whose answer the client never got. */
+  drops: number;
+  close: () => Promise<void>;
+}
+
+export interface ConditionalPutOptions {
+  /** Whether the answer to a conditional PUT of this key (after /BUCKET/) is dropped once the store applied it. */
+  dropAnswer?: (key: string) => boolean;
+}
+
+const PRECONDITION_FAILED =
+  '<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>PreconditionFailed</Code><Message>At least one of the pre-conditions you specified did not hold</Message><Condition>If-None-Match</Condition></Error>';
+
+/**
+ * A store that honours `If-None-Match: *` on PutObject, as AWS S3 and Swift 2.36+ do, made from the
+ * test's Swift (whose S3 API answers such a PUT 501): the proxy applies a conditional PUT itself, one
+ * per key at a time, with a HEAD and then an unconditional PUT through `store` (the test's own client).
+ * Everything else is forwarded byte for byte. The client's signature on a conditional PUT is not
+ * checked; what is under test is how the client reads the answers.
+ */
+export async function startConditionalPutProxy(upstream: string, store: S3Client, options: ConditionalPutOptions = {}): Promise<ConditionalPutProxy> {
+  const target = new URL(upstream);
+  const proxy: ConditionalPutProxy = { endpoint: '', answers: [], drops: 0, close: async () => undefined };
+  const queues = new Map<string, Promise<void>>();
+
+  const applyConditionalPut = async (req: IncomingMessage, body: Buffer): Promise<{ status: number; etag?: string }> => {
+    const [bucket, ...rest] = decodeURIComponent((req.url ?? '').slice(1).split('?')[0]).split('/');
+    const key = rest.join('/');
+    const exists = await store.send(new HeadObjectCommand({ Bucket: bucket, Key: key })).then(
+      () => true,
+      (error: { $metadata?: { httpStatusCode?: number } }) => {
+        if (error.$metadata?.httpStatusCode === 404) return false;
+        throw error;
+      },
+    );
+    if (exists) return { status: 412 };
+    const contentType = req.headers['content-type'];
+    const written = await store.send(new PutObjectCommand({ Bucket: bucket, Key: key, Body: body, ContentType: typeof contentType === 'string' ? contentType : undefined }));
+    return { status: 200, etag: written.ETag };
+  };
+
+  const server: Server = createServer((req, res) => {
+    if (req.method === 'PUT' && req.headers['if-none-match'] !== undefined) {
+      const chunks: Buffer[] = [];
+      req.on('data', (chunk: Buffer) => chunks.push(chunk));
+      req.on('end', () => {
+        const key = decodeURIComponent((req.url ?? '').replace(/^\/[^/?]+\/?/, '').split('?')[0]);
+        const previous = queues.get(key) ?? Promise.resolve();
+        const done = previous.then(async () => {
+          const result = await applyConditionalPut(req, Buffer.concat(chunks));
+          proxy.answers.push(result.status);
+          if (result.status === 200 && options.dropAnswer?.(key)) {
+            proxy.drops += 1;
+            req.socket.destroy();
+            return;
+          }
+          const text = result.status === 412 ? PRECONDITION_FAILED : '';
+          res.writeHead(result.status, { 'content-type': 'application/xml', 'content-length': Buffer.byteLength(text), ...(result.etag ? { etag: result.etag } : {}) });
+          res.end(text);
+        });
+        queues.set(
+          key,
+          done.catch(() => {
+            res.writeHead(502).end();
+          }),
+        );
+      });
+      return;
+    }
+    const headers = { ...req.headers };
+    delete headers.connection;
+    const forwarded = request({ host: target.hostname, port: target.port, method: req.method, path: req.url, headers }, (answer) => {
+      res.writeHead(answer.statusCode ?? 502, answer.headers);
+      answer.pipe(res);
+    });
+    forwarded.on('error', () => req.socket.destroy());
+    req.pipe(forwarded);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  proxy.endpoint = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  proxy.close = () =>
+    new Promise<void>((resolve) => {
+      server.closeAllConnections();
+      server.close(() => resolve());
+    });
+  return proxy;
+}
