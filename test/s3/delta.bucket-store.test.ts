@@ -92,6 +92,7 @@ describe('a Delta table in a bucket', () => {
   describe('on a store that honours If-None-Match', () => {
     let conditional: ConditionalPutProxy;
     let dropNext: string | null = null;
+    let conflicts = 0;
 
     beforeAll(async () => {
       conditional = await startConditionalPutProxy(swift().endpoint, s3, {
@@ -100,13 +101,14 @@ describe('a Delta table in a bucket', () => {
           if (drop) dropNext = null;
           return drop;
         },
+        conflict: () => conflicts-- > 0,
       });
     });
     afterAll(async () => {
       await conditional.close();
     });
 
-    it('creates a commit once and returns false to the second writer without a plain PUT or a warning', async () => {
+    it('creates a commit once and returns false to the second writer, with no warning', async () => {
       const { logger, records } = recordingLogger('warn');
       const store = storeOf(clientFor(conditional.endpoint), 'transactions', logger);
       const first = commitBody('run-f');
@@ -130,6 +132,16 @@ describe('a Delta table in a bucket', () => {
 
       expect(await store.putIfAbsent(commit(0), commitBody('run-i'))).toBe(false);
       expect(await getBytes(s3, bucket, key)).toEqual(ours);
+    });
+
+    it('a commit the store answers 409 ConditionalRequestConflict is sent again', async () => {
+      const store = storeOf(clientFor(conditional.endpoint), 'conflicted');
+      const ours = commitBody('run-l');
+      conflicts = 2;
+      const answersBefore = conditional.answers.length;
+      expect(await store.putIfAbsent(commit(0), ours)).toBe(true);
+      expect(conditional.answers.slice(answersBefore)).toEqual([409, 409, 200]);
+      expect(await getBytes(s3, bucket, `${PREFIX}/delta/conflicted/${commit(0)}`)).toEqual(ours);
     });
   });
 

@@ -195,6 +195,7 @@ function entryOf(object: StoredObject): StoredEntry {
 }
 
 function contentType(path: string): string {
+  if (path.endsWith('/_last_checkpoint')) return CONTENT_TYPES.json;
   return CONTENT_TYPES[path.slice(path.lastIndexOf('.') + 1)] ?? 'application/octet-stream';
 }
 
