@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { PutObjectCommand } from '@aws-sdk/client-s3';
+import { CreateMultipartUploadCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createBucketClient, type BucketClient } from '../../src/export/bucket/client.js';
 import { BucketDeltaStore } from '../../src/export/delta/bucketStore.js';
@@ -218,5 +218,20 @@ describe('a Delta table in a bucket', () => {
 
     expect(await listKeys(s3, bucket, `${PREFIX}/delta/aborted/`)).toEqual([]);
     expect((await openUploads(s3, bucket)).filter((upload) => upload.startsWith(`${PREFIX}/delta/aborted/`))).toEqual([]);
+  });
+
+  it('aborts the uploads a killed run left under its table root, once old enough, and no other', async () => {
+    const store = storeOf(clientFor(proxy.endpoint), 'killed');
+    const begin = async (key: string): Promise<void> => {
+      await s3.send(new CreateMultipartUploadCommand({ Bucket: bucket, Key: key }));
+    };
+    await begin(`${PREFIX}/delta/killed/part-run-00004-abcdefgh.parquet`);
+    await begin(`${PREFIX}/delta/other/part-run-00005-abcdefgh.parquet`);
+    const open = async (): Promise<string[]> => (await openUploads(s3, bucket)).map((upload) => upload.split('#')[0]).filter((key) => /\/delta\/(killed|other)\//.test(key));
+
+    expect(await store.abortUploadsBegunBefore(Date.parse('2024-01-01'))).toBe(0);
+    expect(await open()).toHaveLength(2);
+    expect(await store.abortUploadsBegunBefore(Date.now() + 24 * 60 * 60 * 1000)).toBe(1);
+    expect(await open()).toEqual([`${PREFIX}/delta/other/part-run-00005-abcdefgh.parquet`]);
   });
 });
