@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 
 export interface ConditionalPutProxy {
   endpoint: string;
-  /** The status of each conditional PUT, in order: 200 created, 412 already there. */
+  /** The status of each conditional PUT, in order: 200 created, 412 already there, 409 conflict. */
   answers: number[];
   /** Conditional PUTs the store applied whose answer the client never got. */
   drops: number;
@@ -14,8 +14,12 @@ export interface ConditionalPutProxy {
 export interface ConditionalPutOptions {
   /** Whether the answer to a conditional PUT of this key (after /BUCKET/) is dropped once the store applied it. */
   dropAnswer?: (key: string) => boolean;
+  /** Whether a conditional PUT of this key is answered 409 ConditionalRequestConflict without being applied, as S3 does while another one is in flight. */
+  conflict?: (key: string) => boolean;
 }
 
+const CONFLICT =
+  '<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>ConditionalRequestConflict</Code><Message>A conflicting conditional operation is currently in progress against this resource. Please try again.</Message></Error>';
 const PRECONDITION_FAILED =
   '<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>PreconditionFailed</Code><Message>At least one of the pre-conditions you specified did not hold</Message><Condition>If-None-Match</Condition></Error>';
 
@@ -55,14 +59,14 @@ export async function startConditionalPutProxy(upstream: string, store: S3Client
         const key = decodeURIComponent((req.url ?? '').replace(/^\/[^/?]+\/?/, '').split('?')[0]);
         const previous = queues.get(key) ?? Promise.resolve();
         const done = previous.then(async () => {
-          const result = await applyConditionalPut(req, Buffer.concat(chunks));
+          const result = options.conflict?.(key) ? { status: 409 } : await applyConditionalPut(req, Buffer.concat(chunks));
           proxy.answers.push(result.status);
           if (result.status === 200 && options.dropAnswer?.(key)) {
             proxy.drops += 1;
             req.socket.destroy();
             return;
           }
-          const text = result.status === 412 ? PRECONDITION_FAILED : '';
+          const text = result.status === 412 ? PRECONDITION_FAILED : result.status === 409 ? CONFLICT : '';
           res.writeHead(result.status, { 'content-type': 'application/xml', 'content-length': Buffer.byteLength(text), ...(result.etag ? { etag: result.etag } : {}) });
           res.end(text);
         });

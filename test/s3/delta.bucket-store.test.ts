@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { PutObjectCommand } from '@aws-sdk/client-s3';
+import { CreateMultipartUploadCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createBucketClient, type BucketClient } from '../../src/export/bucket/client.js';
 import { BucketDeltaStore } from '../../src/export/delta/bucketStore.js';
@@ -92,6 +92,7 @@ describe('a Delta table in a bucket', () => {
   describe('on a store that honours If-None-Match', () => {
     let conditional: ConditionalPutProxy;
     let dropNext: string | null = null;
+    let conflicts = 0;
 
     beforeAll(async () => {
       conditional = await startConditionalPutProxy(swift().endpoint, s3, {
@@ -100,13 +101,14 @@ describe('a Delta table in a bucket', () => {
           if (drop) dropNext = null;
           return drop;
         },
+        conflict: () => conflicts-- > 0,
       });
     });
     afterAll(async () => {
       await conditional.close();
     });
 
-    it('creates a commit once and returns false to the second writer without a plain PUT or a warning', async () => {
+    it('creates a commit once and returns false to the second writer, with no warning', async () => {
       const { logger, records } = recordingLogger('warn');
       const store = storeOf(clientFor(conditional.endpoint), 'transactions', logger);
       const first = commitBody('run-f');
@@ -130,6 +132,16 @@ describe('a Delta table in a bucket', () => {
 
       expect(await store.putIfAbsent(commit(0), commitBody('run-i'))).toBe(false);
       expect(await getBytes(s3, bucket, key)).toEqual(ours);
+    });
+
+    it('a commit the store answers 409 ConditionalRequestConflict is sent again', async () => {
+      const store = storeOf(clientFor(conditional.endpoint), 'conflicted');
+      const ours = commitBody('run-l');
+      conflicts = 2;
+      const answersBefore = conditional.answers.length;
+      expect(await store.putIfAbsent(commit(0), ours)).toBe(true);
+      expect(conditional.answers.slice(answersBefore)).toEqual([409, 409, 200]);
+      expect(await getBytes(s3, bucket, `${PREFIX}/delta/conflicted/${commit(0)}`)).toEqual(ours);
     });
   });
 
@@ -206,5 +218,20 @@ describe('a Delta table in a bucket', () => {
 
     expect(await listKeys(s3, bucket, `${PREFIX}/delta/aborted/`)).toEqual([]);
     expect((await openUploads(s3, bucket)).filter((upload) => upload.startsWith(`${PREFIX}/delta/aborted/`))).toEqual([]);
+  });
+
+  it('aborts the uploads a killed run left under its table root, once old enough, and no other', async () => {
+    const store = storeOf(clientFor(proxy.endpoint), 'killed');
+    const begin = async (key: string): Promise<void> => {
+      await s3.send(new CreateMultipartUploadCommand({ Bucket: bucket, Key: key }));
+    };
+    await begin(`${PREFIX}/delta/killed/part-run-00004-abcdefgh.parquet`);
+    await begin(`${PREFIX}/delta/other/part-run-00005-abcdefgh.parquet`);
+    const open = async (): Promise<string[]> => (await openUploads(s3, bucket)).map((upload) => upload.split('#')[0]).filter((key) => /\/delta\/(killed|other)\//.test(key));
+
+    expect(await store.abortUploadsBegunBefore(Date.parse('2024-01-01'))).toBe(0);
+    expect(await open()).toHaveLength(2);
+    expect(await store.abortUploadsBegunBefore(Date.now() + 24 * 60 * 60 * 1000)).toBe(1);
+    expect(await open()).toEqual([`${PREFIX}/delta/other/part-run-00005-abcdefgh.parquet`]);
   });
 });

@@ -36,6 +36,8 @@ export interface StoredObject {
 export interface OpenUpload {
   path: string;
   uploadId: string;
+  /** When the upload was begun, in milliseconds since the epoch; 0 when the store does not say. */
+  initiatedMs: number;
 }
 
 /**
@@ -221,7 +223,7 @@ export class BucketObjects {
           new ListMultipartUploadsCommand({ Bucket: this.target.bucket, Prefix: base, KeyMarker: keyMarker, UploadIdMarker: uploadIdMarker }),
         );
         for (const upload of page.Uploads ?? []) {
-          if (upload.Key?.startsWith(base) && upload.UploadId) found.push({ path: upload.Key.slice(base.length), uploadId: upload.UploadId });
+          if (upload.Key?.startsWith(base) && upload.UploadId) found.push({ path: upload.Key.slice(base.length), uploadId: upload.UploadId, initiatedMs: upload.Initiated?.getTime() ?? 0 });
         }
         // A store that truncates without markers is paged by the last upload seen instead.
         const last = page.Uploads?.at(-1);
@@ -238,7 +240,7 @@ export class BucketObjects {
     }
   }
 
-  async abortUpload(upload: OpenUpload): Promise<void> {
+  async abortUpload(upload: Pick<OpenUpload, 'path' | 'uploadId'>): Promise<void> {
     try {
       await this.client.s3.send(new AbortMultipartUploadCommand({ Bucket: this.target.bucket, Key: this.key(upload.path), UploadId: upload.uploadId }));
     } catch (error) {

@@ -125,6 +125,18 @@ export class BucketDeltaStore implements DeltaStore {
   }
 
   /**
+   * Aborts the multipart uploads under the table root begun before `beforeMs`: the data files of runs
+   * killed mid-upload, whose parts the store keeps (and bills) but never lists as objects. Outside this
+   * interface, since a folder on disk has no such thing. Returns how many were aborted; 0 when the store
+   * does not list uploads (BucketObjects warns then).
+   */
+  async abortUploadsBegunBefore(beforeMs: number): Promise<number> {
+    const stale = ((await this.objects.openUploads()) ?? []).filter((upload) => upload.initiatedMs > 0 && upload.initiatedMs < beforeMs);
+    for (const upload of stale) await this.objects.abortUpload(upload);
+    return stale.length;
+  }
+
+  /**
    * Put-if-absent on a store without conditional writes: a read, then a plain PUT. An object already
    * there counts as ours only when it holds our bytes, as after a 412. Between the read and the PUT
    * another machine's writer could put the same key; only the writer lock keeps that from happening.
@@ -195,6 +207,7 @@ function entryOf(object: StoredObject): StoredEntry {
 }
 
 function contentType(path: string): string {
+  if (path.endsWith('/_last_checkpoint')) return CONTENT_TYPES.json;
   return CONTENT_TYPES[path.slice(path.lastIndexOf('.') + 1)] ?? 'application/octet-stream';
 }
 
