@@ -42,4 +42,6 @@ export interface DeltaStore {
   createDataFile(path: string, signal?: AbortSignal): Promise<DataFileSink>;
   /** Deletes the objects; those already gone are no error. */
   delete(paths: readonly string[]): Promise<void>;
+  /** A bucket only: aborts multipart uploads under the table begun before this instant (data files of killed runs). */
+  abortUploadsBegunBefore?(beforeMs: number): Promise<number>;
 }

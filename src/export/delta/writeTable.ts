@@ -19,7 +19,8 @@ import { LOG_RETAIN_MS, vacuum } from './vacuum.js';
 export const FILE_ROWS = 131_072;
 /** Files under a quarter of that are small; more than 8 of them, side by side, are merged. */
 const PLAN_OPTIONS = { smallFileRows: FILE_ROWS / 4, maxSmallFiles: 8 };
-const DAY_MS = 86_400_000;
+const HOUR_MS = 3_600_000;
+const DAY_MS = 24 * HOUR_MS;
 const ROWID_MIN_TAG = 'loyalty_sync.rowid_min';
 const ROWID_MAX_TAG = 'loyalty_sync.rowid_max';
 const COMMIT_ID = 'loyalty_sync.commitId';
@@ -174,9 +175,12 @@ async function afterCommit(context: TableWriteContext, state: TableState, nowMs:
   if (shouldCheckpoint(state.version)) {
     await writeCheckpoint(store, state, nowMs, context.retainDays * DAY_MS).catch((error: unknown) => logger.warn({ err: error, table: context.schema.table }, `could not write the checkpoint of ${store.location}; readers replay the JSON commits instead`));
   }
-  await vacuum(store, state, nowMs, { retainMs: context.retainDays * DAY_MS, logRetainMs: LOG_RETAIN_MS }).catch((error: unknown) =>
-    logger.warn({ err: error, table: context.schema.table }, `could not vacuum ${store.location}; the next export tries again`),
-  );
+  const retainMs = context.retainDays * DAY_MS;
+  const vacuumed = vacuum(store, state, nowMs, { retainMs, logRetainMs: LOG_RETAIN_MS }).then(async () => {
+    // Uploads of runs killed midway hold storage until aborted; an hour spares one still running elsewhere.
+    await store.abortUploadsBegunBefore?.(nowMs - Math.max(retainMs, HOUR_MS));
+  });
+  await vacuumed.catch((error: unknown) => logger.warn({ err: error, table: context.schema.table }, `could not vacuum ${store.location}; the next export tries again`));
 }
 
 function refuseForeign(state: TableState, tableId: string, location: string): void {

@@ -1,0 +1,85 @@
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { STREAM_NAMES, type Config, type StreamName } from '../../src/config.js';
+import type { Db } from '../../src/db/open.js';
+import type { ApiRecord } from '../../src/db/upsertRecords.js';
+import { createBucketClient } from '../../src/export/bucket/client.js';
+import { BucketDeltaStore } from '../../src/export/delta/bucketStore.js';
+import { runExport } from '../../src/export/index.js';
+import { parseExportTarget } from '../../src/export/target.js';
+import { exportConfig, fillMirror, silentLogger, tempDir, upsert } from '../export/helpers.js';
+import { readDeltaTable } from '../helpers/deltaTable.js';
+import { startFaultProxy, type FaultProxy } from './faultProxy.js';
+import { newBucket, storeClient, swift, testS3Settings, useAwsEnv } from './helpers.js';
+
+const PREFIX = 'lake/loyalty';
+
+function mirrorRows(db: Db, stream: StreamName): Array<{ id: string; seq: string; raw: string }> {
+  const live = stream === 'unsubscribes' ? '_removed_at IS NULL AND removed_at IS NULL' : '_removed_at IS NULL';
+  const rows = db.prepare(`SELECT id, _change_seq AS seq, raw FROM ${stream} WHERE ${live} ORDER BY id`).all() as Array<{ id: number | string; seq: number; raw: string }>;
+  return rows.map((row) => ({ id: String(row.id), seq: String(row.seq), raw: row.raw }));
+}
+
+describe('Delta tables in a bucket behind a faulty network path', () => {
+  let db: Db;
+  let config: Config;
+  let proxy: FaultProxy;
+  let bucket: string;
+  let writes = 0;
+  beforeAll(async () => {
+    bucket = await newBucket(storeClient());
+    // Every fifth write is answered 503 SlowDown, and every commit's first answer is lost after the store applied it.
+    const committed = new Set<string>();
+    proxy = await startFaultProxy(swift().endpoint, {
+      fault: (write) => {
+        writes += 1;
+        if (write.method === 'PUT' && /_delta_log\/\d{20}\.json/.test(write.path) && !committed.has(write.path)) {
+          committed.add(write.path);
+          return 'drop-after-apply';
+        }
+        return writes % 5 === 0 ? 'slowdown' : 'pass';
+      },
+    });
+    useAwsEnv(proxy.endpoint);
+    const dir = tempDir('delta-bucket-');
+    config = exportConfig(dir, { formats: ['delta'], url: `s3://${bucket}/${PREFIX}`, s3: testS3Settings() }) as Config;
+    db = await fillMirror(config.db.path, 21, 'small');
+  });
+  afterAll(async () => {
+    db.close();
+    await proxy.close();
+  });
+
+  async function expectEqual(): Promise<void> {
+    const client = createBucketClient(config.export.s3);
+    const target = parseExportTarget(config.export.url, 'export.url');
+    for (const stream of STREAM_NAMES) {
+      const expected = mirrorRows(db, stream);
+      const inBucket = await readDeltaTable(BucketDeltaStore.create(client, target, stream, silentLogger, { partSizeBytes: 5 * 1024 * 1024 }));
+      const onDisk = await readDeltaTable(join(config.export.dir, 'delta', stream));
+      for (const [where, table] of [['bucket', inBucket], ['disk', onDisk]] as const) {
+        const rows = table.rows.map((row) => ({ id: String(row.id), seq: String(row._change_seq), raw: String(row.raw) }));
+        expect(rows, `${stream} in the ${where}`).toEqual(expected);
+      }
+    }
+    client.s3.destroy();
+  }
+
+  it('writes every table to the bucket and the export folder, each equal to the mirror, each commit once', async () => {
+    const report = await runExport({ db, config, logger: silentLogger });
+    expect(report.delta.filter((table) => table.where === 'bucket').map((table) => [table.table, table.version])).toEqual(STREAM_NAMES.map((stream) => [stream, 0]));
+    expect(proxy.drops).toBeGreaterThanOrEqual(STREAM_NAMES.length);
+    expect(proxy.slowdowns).toBeGreaterThan(0);
+    await expectEqual();
+  });
+
+  it('after changes, the next version in the bucket equals the mirror again', async () => {
+    const customers = db.prepare('SELECT raw FROM customers ORDER BY id DESC LIMIT 7').pluck().all() as string[];
+    upsert(db, 'customers', customers.map((raw) => ({ ...(JSON.parse(raw) as ApiRecord), points_balance: 4242 })));
+    const report = await runExport({ db, config, logger: silentLogger });
+    const bucketCustomers = report.delta.find((table) => table.table === 'customers' && table.where === 'bucket');
+    expect(bucketCustomers).toMatchObject({ version: 1, committed: true });
+    expect(report.delta.find((table) => table.table === 'transactions' && table.where === 'bucket')).toMatchObject({ version: 0, committed: false });
+    await expectEqual();
+  });
+});
