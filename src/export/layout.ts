@@ -10,6 +10,7 @@ import type { ExportTable } from './schema.js';
  *   manifests/latest.json                           a copy of the newest complete run's manifest
  *   manifests/latest-partial.json                   … of the newest full run of only some tables (`--table`)
  *   manifests/latest-changes.json                   … of the newest run of changes only (`--since-last`)
+ *   delta/TABLE/                                    a Delta Lake table per stream table (src/export/delta)
  * A file being written carries a `.tmp-` prefix in the same folder, so its rename into place is atomic.
  */
 export const MANIFEST_DIR = 'manifests';
@@ -21,8 +22,12 @@ export const LATEST_CHANGES_MANIFEST = 'latest-changes.json';
 export const POINTER_MANIFESTS = [LATEST_MANIFEST, LATEST_PARTIAL_MANIFEST, LATEST_CHANGES_MANIFEST] as const;
 export type PointerManifest = (typeof POINTER_MANIFESTS)[number];
 
-/** The pointer a run's manifest is copied to: a run of changes, a complete run, or a full run of some tables. */
-export function pointerOf(run: { kind: 'full' | 'since_last'; complete: boolean }): PointerManifest {
+/**
+ * The pointer a run's manifest is copied to: a run of changes, a complete run, or a full run of some
+ * tables. None for a run that wrote no snapshot file (Delta tables only): a pointer names files to load.
+ */
+export function pointerOf(run: { kind: 'full' | 'since_last'; complete: boolean; files: readonly unknown[] }): PointerManifest | null {
+  if (run.files.length === 0) return null;
   if (run.kind === 'since_last') return LATEST_CHANGES_MANIFEST;
   return run.complete ? LATEST_MANIFEST : LATEST_PARTIAL_MANIFEST;
 }

@@ -103,7 +103,8 @@ export async function writeManifest(root: string, manifest: Manifest): Promise<s
   const text = manifestText(manifest);
   await mkdir(join(root, MANIFEST_DIR), { recursive: true, mode: DIR_MODE });
   await writeAtomically(root, relative, text, manifest.runId);
-  await writeAtomically(root, `${MANIFEST_DIR}/${pointerOf(manifest)}`, text, manifest.runId);
+  const pointer = pointerOf(manifest);
+  if (pointer !== null) await writeAtomically(root, `${MANIFEST_DIR}/${pointer}`, text, manifest.runId);
   return relative;
 }
 

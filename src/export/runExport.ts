@@ -177,7 +177,7 @@ async function exportRun(options: ExportOptions & { now: Date }, run: RunContext
       manifestVersion: MANIFEST_VERSION,
       runId,
       kind,
-      // A run of Delta tables alone has no snapshot files: latest.json keeps naming a run that has them.
+      // A run of Delta tables alone has no snapshot files: no pointer names it (see pointerOf).
       complete: isCompleteRun(kind, tables) && fileFormats.length > 0,
       requestedKind,
       previousRunId,

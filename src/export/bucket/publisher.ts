@@ -173,8 +173,9 @@ export class BucketPublisher {
     const runPath = `${MANIFEST_DIR}/${manifest.runId}.json`;
     await this.objects.putBytes(runPath, body, sha256, { ContentType: 'application/json' });
     // Readers poll the pointers: no cache may serve them an older one.
-    await this.objects.putBytes(`${MANIFEST_DIR}/${pointerOf(manifest)}`, body, sha256, { ContentType: 'application/json', CacheControl: 'no-cache' });
-    this.totals.bytes += body.byteLength * 2;
+    const pointer = pointerOf(manifest);
+    if (pointer !== null) await this.objects.putBytes(`${MANIFEST_DIR}/${pointer}`, body, sha256, { ContentType: 'application/json', CacheControl: 'no-cache' });
+    this.totals.bytes += body.byteLength * (pointer === null ? 1 : 2);
     return `${this.url}/${runPath}`;
   }
 
