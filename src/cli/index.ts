@@ -25,7 +25,7 @@ const COMMANDS: Record<string, CommandEntry> = {
     run: async (argv, ctx) => (await import('./push.js')).pushCommand(argv, ctx),
   },
   export: {
-    summary: 'write one consistent CSV/Parquet snapshot of the mirror, and publish it to object storage with --to (--format csv,parquet --table NAME… --since-last --to s3://BUCKET/PREFIX)',
+    summary: 'write one consistent CSV/Parquet snapshot of the mirror and bring its Delta Lake tables up to date, and publish to object storage with --to (--format csv,parquet,delta --table NAME… --since-last --to s3://BUCKET/PREFIX)',
     needsConfig: true,
     run: async (argv, ctx) => (await import('./export.js')).exportCommand(argv, ctx),
   },
