@@ -1,5 +1,6 @@
 import type { Config } from '../../config.js';
-import { STREAM_NAMES } from '../../config.js';
+import { randomUUID } from 'node:crypto';
+import { STREAM_NAMES, type StreamName } from '../../config.js';
 import type { Db } from '../../db/open.js';
 import type { Logger } from '../../log.js';
 import { acquireLock, type HeldLock } from '../../runtime/lock.js';
@@ -7,6 +8,7 @@ import { toolVersion } from '../../version.js';
 import type { ManifestDeltaTable } from '../manifest.js';
 import type { TableSchema } from '../schema.js';
 import type { Snapshot } from '../snapshot.js';
+import { inspectTarget, type TargetContents } from './logReader.js';
 import type { DeltaStore } from './store.js';
 import { writeDeltaTable } from './writeTable.js';
 
@@ -43,13 +45,13 @@ export async function exportDeltaTables(options: DeltaExportOptions): Promise<Ma
   const reports: ManifestDeltaTable[] = [];
   for (const schema of options.schemas) {
     if (!(STREAM_NAMES as readonly string[]).includes(schema.table)) continue;
-    for (const place of options.places) {
+    for (const group of await placesByState(options.places, schema.table)) {
       options.signal?.throwIfAborted();
-      const store = place.storeFor(schema.table);
       const result = await writeDeltaTable({
         snapshot,
         schema,
-        store,
+        stores: group.members.map((member) => member.store),
+        found: group.found,
         mirrorId,
         changeSeq: snapshot.changeSeq,
         runId: options.runId,
@@ -59,10 +61,11 @@ export async function exportDeltaTables(options: DeltaExportOptions): Promise<Ma
         logger,
         signal: options.signal,
       });
-      recordDeltaTable(db, schema.table, store.location, result);
-      reports.push({
-        table: schema.table,
-        where: place.where,
+      for (const { place, store } of group.members) {
+        recordDeltaTable(db, schema.table, store.location, result);
+        reports.push({
+          table: schema.table,
+          where: place.where,
         path: `${DELTA_DIR}/${schema.table}`,
         version: result.version,
         committed: result.committed,
@@ -71,10 +74,47 @@ export async function exportDeltaTables(options: DeltaExportOptions): Promise<Ma
         rowsAdded: result.rowsAdded,
         rowsRemoved: result.rowsRemoved,
         bytesAdded: result.bytesAdded,
-      });
+        });
+      }
     }
   }
-  return reports;
+  return reports.sort((a, b) => placeOrder(options.places, a.where) - placeOrder(options.places, b.where) || STREAM_NAMES.indexOf(a.table as StreamName) - STREAM_NAMES.indexOf(b.table as StreamName));
+}
+
+interface PlaceGroup {
+  found: TargetContents;
+  members: Array<{ place: DeltaPlace; store: DeltaStore }>;
+}
+
+/**
+ * The places of one table grouped by the state they hold: places in the same state (the usual case: the
+ * folder and the bucket were written together) share one plan and one encoding of every data file. A
+ * place left behind (a publication that failed) gets its own plan from its own state.
+ */
+async function placesByState(places: readonly DeltaPlace[], table: string): Promise<PlaceGroup[]> {
+  const groups = new Map<string, PlaceGroup>();
+  for (const place of places) {
+    const store = place.storeFor(table);
+    const found = await inspectTarget(store);
+    const key = stateKey(found);
+    const group = groups.get(key);
+    if (group) group.members.push({ place, store });
+    else groups.set(key, { found, members: [{ place, store }] });
+  }
+  return [...groups.values()];
+}
+
+/** Equal for two places only when a plan made from one holds for the other. A place holding something else is alone. */
+function stateKey(found: TargetContents): string {
+  if (found.kind === 'empty') return 'empty';
+  if (found.kind === 'not-delta') return `not-delta:${randomUUID()}`;
+  const { state } = found;
+  const txns = [...state.txns.values()].map((txn) => `${txn.appId}=${txn.version}`).sort();
+  return JSON.stringify([state.version, state.metadata.id, state.metadata.schemaString, state.protocol, txns, [...state.files.keys()].sort()]);
+}
+
+function placeOrder(places: readonly DeltaPlace[], where: DeltaPlace['where']): number {
+  return places.findIndex((place) => place.where === where);
 }
 
 /** The lock in the mirror that one mirror's Delta exports take in turn (a manual `export` beside `run`'s schedule). */

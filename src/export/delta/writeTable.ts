@@ -7,11 +7,11 @@ import type { TableSchema } from '../schema.js';
 import type { Snapshot } from '../snapshot.js';
 import { commitPath, parseCommit, PROTOCOL, serializeCommit, type Action, type AddFile, type Metadata, type RemoveFile, type TableState } from './actions.js';
 import { shouldCheckpoint, writeCheckpoint } from './checkpoint.js';
-import { inspectTarget } from './logReader.js';
+import { inspectTarget, type TargetContents } from './logReader.js';
 import { fullRewrite, planIncremental, type PlannedFile, type RowidSlice, type WritePlan } from './plan.js';
 import { replay } from './replay.js';
 import { FileStatsCollector } from './stats.js';
-import type { DeltaStore } from './store.js';
+import type { DataFileSink, DeltaStore } from './store.js';
 import { appIdFor, compareSchemas, deltaColumns, schemaString, tableIdFor } from './tableSchema.js';
 import { LOG_RETAIN_MS, vacuum } from './vacuum.js';
 
@@ -33,7 +33,13 @@ export class ForeignTableError extends Error {
 export interface TableWriteContext {
   snapshot: Snapshot;
   schema: TableSchema;
-  store: DeltaStore;
+  /**
+   * The places that hold this table in the same state (the export folder and the bucket, usually): each
+   * data file is written to all of them at once, and each gets the commit. The first names the table in messages.
+   */
+  stores: readonly DeltaStore[];
+  /** What the places hold, inspected by the caller (who grouped places by it); read from the first place when absent. */
+  found?: TargetContents;
   mirrorId: string;
   /** The mirror's change counter at the snapshot: the table reflects the mirror up to here after the commit. */
   changeSeq: number;
@@ -67,7 +73,8 @@ export interface TableWriteResult {
  * the files it wrote are orphans that vacuum removes later.
  */
 export async function writeDeltaTable(context: TableWriteContext): Promise<TableWriteResult> {
-  const { store, schema, snapshot, logger } = context;
+  const { stores, schema, snapshot, logger } = context;
+  const store = stores[0];
   const now = context.now ?? Date.now;
   const table = schema.table;
   const tableId = tableIdFor(context.mirrorId, table);
@@ -75,7 +82,7 @@ export async function writeDeltaTable(context: TableWriteContext): Promise<Table
   const columns = deltaColumns(schema.columns);
   const wantedSchema = schemaString(columns);
 
-  const found = await inspectTarget(store);
+  const found = context.found ?? (await inspectTarget(store));
   if (found.kind === 'not-delta') {
     throw new ForeignTableError(`${store.location} already holds ${found.example}, which is not a Delta table; the Delta export writes only to an empty folder or its own table there, so move it away or choose another export.dir or prefix.`);
   }
@@ -108,7 +115,7 @@ export async function writeDeltaTable(context: TableWriteContext): Promise<Table
   }
 
   if (state !== null && metadata === null && plan.slices.length === 0 && plan.remove.length === 0) {
-    await afterCommit(context, state, now());
+    for (const place of stores) await afterCommit(context, place, state, now());
     return summary(state, false, 0, 0, 0);
   }
 
@@ -150,10 +157,12 @@ export async function writeDeltaTable(context: TableWriteContext): Promise<Table
     ...adds.map((add) => ({ add })),
   ];
   context.signal?.throwIfAborted();
-  await commit(store, version, actions, commitId);
   const next = replay(state, [{ version, actions }]);
-  logger.info({ table, version, added: adds.length, removed: removes.length, rowsAdded, rowsRemoved }, `committed version ${version} of Delta table ${store.location}`);
-  await afterCommit(context, next, now());
+  for (const place of stores) {
+    await commit(place, version, actions, commitId);
+    logger.info({ table, version, added: adds.length, removed: removes.length, rowsAdded, rowsRemoved }, `committed version ${version} of Delta table ${place.location}`);
+  }
+  for (const place of stores) await afterCommit(context, place, next, now());
   return summary(next, true, rowsAdded, rowsRemoved, adds.reduce((sum, add) => sum + add.size, 0));
 }
 
@@ -170,8 +179,8 @@ async function commit(store: DeltaStore, version: number, actions: Action[], com
 }
 
 /** Checkpoint and vacuum: housekeeping whose failure leaves the table correct, so it only warns. */
-async function afterCommit(context: TableWriteContext, state: TableState, nowMs: number): Promise<void> {
-  const { store, logger } = context;
+async function afterCommit(context: TableWriteContext, store: DeltaStore, state: TableState, nowMs: number): Promise<void> {
+  const { logger } = context;
   if (shouldCheckpoint(state.version)) {
     await writeCheckpoint(store, state, nowMs, context.retainDays * DAY_MS).catch((error: unknown) => logger.warn({ err: error, table: context.schema.table }, `could not write the checkpoint of ${store.location}; readers replay the JSON commits instead`));
   }
@@ -260,7 +269,7 @@ async function writeDataFile(context: TableWriteContext, columns: ParquetColumn[
       yield batch;
     }
   };
-  const sink = await context.store.createDataFile(path, context.signal);
+  const sink = await teeDataFile(context.stores, path, context.signal);
   try {
     await writeParquet({ [Symbol.iterator]: batches }, columns, sink, { rowGroupSize: context.rowGroupSize, createdBy: context.tool }, context.signal);
     const { bytes } = await sink.finish();
@@ -288,6 +297,27 @@ function summary(state: TableState, committed: boolean, rowsAdded: number, rowsR
     rows += recordsOf(add);
   }
   return { version: state.version, committed, files: state.files.size, bytes, rows, rowsAdded, rowsRemoved, bytesAdded, lastCommitAt: state.lastCommitTimestamp };
+}
+
+/** One data file written to every place at once: the rows are read and encoded once, whatever the number of places. */
+async function teeDataFile(stores: readonly DeltaStore[], path: string, signal?: AbortSignal): Promise<DataFileSink> {
+  const sinks: DataFileSink[] = [];
+  try {
+    for (const store of stores) sinks.push(await store.createDataFile(path, signal));
+  } catch (error) {
+    await Promise.all(sinks.map((sink) => sink.abort()));
+    throw error;
+  }
+  if (sinks.length === 1) return sinks[0];
+  return {
+    write: async (chunk) => {
+      await Promise.all(sinks.map((sink) => sink.write(chunk)));
+    },
+    finish: async () => (await Promise.all(sinks.map((sink) => sink.finish())))[0],
+    abort: async () => {
+      await Promise.all(sinks.map((sink) => sink.abort()));
+    },
+  };
 }
 
 /** An iterator one batch can be looked at before it is taken: a file ends where the next batch would overfill it. */

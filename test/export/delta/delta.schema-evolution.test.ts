@@ -27,7 +27,7 @@ describe('a Delta table whose mirror gained a column (a migration)', () => {
   const context = (tableSchemaOf: TableSchema): TableWriteContext => ({
     snapshot,
     schema: tableSchemaOf,
-    store: new DiskDeltaStore(table),
+    stores: [new DiskDeltaStore(table)],
     mirrorId: 'test-mirror',
     changeSeq: snapshot.changeSeq,
     runId: '20261125T120000Z-abcd',
