@@ -246,7 +246,7 @@ async function exportRun(options: ExportOptions & { now: Date }, run: RunContext
 function deltaPlaces(root: string, keepLocal: boolean, publisher: BucketPublisher | null): DeltaPlace[] {
   const places: DeltaPlace[] = [];
   if (keepLocal) places.push({ where: 'local', storeFor: (table) => new DiskDeltaStore(join(root, DELTA_DIR, table)) });
-  if (publisher) places.push({ where: 'bucket', storeFor: (table) => publisher.deltaStore(`${DELTA_DIR}/${table}`) });
+  if (publisher) places.push({ where: 'bucket', storeFor: (table) => publisher.deltaStore(table) });
   return places;
 }
 

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { plainHttpWarning, type Config } from '../../config.js';
+import { BucketDeltaStore } from '../delta/bucketStore.js';
 import type { Logger } from '../../log.js';
 import { MANIFEST_DIR, parseDataFilePath, pointerOf, runIdTime } from '../layout.js';
 import { manifestText, type Manifest, type ManifestFile } from '../manifest.js';
@@ -105,6 +106,11 @@ export class BucketPublisher {
     const aborted = await this.abortUploads((runId) => isDead(runId));
     if (orphans.length + aborted > 0) this.logger.info({ objects: orphans.length, uploads: aborted }, `removed ${orphans.length} leftover object(s) and ${aborted} unfinished upload(s) of failed exports`);
     return { objects: orphans.length, uploads: aborted };
+  }
+
+  /** The Delta table of `table` under this target (PREFIX/delta/TABLE), on the publication's own client. */
+  deltaStore(table: string): BucketDeltaStore {
+    return BucketDeltaStore.create(this.objects.client, this.objects.target, table, this.logger, { partSizeBytes: this.partSizeBytes });
   }
 
   /** An upload of the file at `path` in the layout, fed with its bytes as the exporter writes them. */

@@ -13,15 +13,13 @@ import { replay } from './replay.js';
 import { FileStatsCollector } from './stats.js';
 import type { DeltaStore } from './store.js';
 import { appIdFor, compareSchemas, deltaColumns, schemaString, tableIdFor } from './tableSchema.js';
-import { vacuum } from './vacuum.js';
+import { LOG_RETAIN_MS, vacuum } from './vacuum.js';
 
 /** Rows per data file: 131,072 transactions make a file of about 20 MB, so a day's changes rewrite little. */
 export const FILE_ROWS = 131_072;
 /** Files under a quarter of that are small; more than 8 of them, side by side, are merged. */
 const PLAN_OPTIONS = { smallFileRows: FILE_ROWS / 4, maxSmallFiles: 8 };
 const DAY_MS = 86_400_000;
-/** How long JSON commits a checkpoint covers are kept (Delta's delta.logRetentionDuration default). */
-const LOG_RETAIN_MS = 30 * DAY_MS;
 const ROWID_MIN_TAG = 'loyalty_sync.rowid_min';
 const ROWID_MAX_TAG = 'loyalty_sync.rowid_max';
 const COMMIT_ID = 'loyalty_sync.commitId';
@@ -174,7 +172,7 @@ async function commit(store: DeltaStore, version: number, actions: Action[], com
 async function afterCommit(context: TableWriteContext, state: TableState, nowMs: number): Promise<void> {
   const { store, logger } = context;
   if (shouldCheckpoint(state.version)) {
-    await writeCheckpoint(store, state, nowMs).catch((error: unknown) => logger.warn({ err: error, table: context.schema.table }, `could not write the checkpoint of ${store.location}; readers replay the JSON commits instead`));
+    await writeCheckpoint(store, state, nowMs, context.retainDays * DAY_MS).catch((error: unknown) => logger.warn({ err: error, table: context.schema.table }, `could not write the checkpoint of ${store.location}; readers replay the JSON commits instead`));
   }
   await vacuum(store, state, nowMs, { retainMs: context.retainDays * DAY_MS, logRetainMs: LOG_RETAIN_MS }).catch((error: unknown) =>
     logger.warn({ err: error, table: context.schema.table }, `could not vacuum ${store.location}; the next export tries again`),

@@ -1,0 +1,145 @@
+import { LOG_DIR, parseLogFileName, type TableState } from './actions.js';
+import type { DeltaStore, StoredEntry } from './store.js';
+
+const HOUR_MS = 60 * 60 * 1000;
+const DAY_MS = 24 * HOUR_MS;
+
+/** Delta's `delta.logRetentionDuration` default: how long JSON commits a checkpoint covers are kept. */
+export const LOG_RETAIN_MS = 30 * DAY_MS;
+
+/**
+ * A `.tmp-` file in `_delta_log/` is a commit or checkpoint that was being written: either made whole
+ * under its final name within seconds or abandoned by a killed run. An hour leaves no doubt which.
+ */
+export const LOG_TEMP_RETAIN_MS = HOUR_MS;
+
+const TEMP_PREFIX = '.tmp-';
+
+export interface VacuumPlanInput {
+  /** The table at its newest version: its active files and its tombstones. */
+  state: TableState;
+  /** Every object under the table root (DeltaStore.list). */
+  entries: readonly StoredEntry[];
+  nowMs: number;
+  /** export.delta.retainDays: how long a file no longer in the table is kept for time travel. */
+  retainMs: number;
+  /** How long JSON commits (and older checkpoints) covered by a checkpoint are kept. */
+  logRetainMs: number;
+  /** Versions that have a classic checkpoint in `_delta_log/`. */
+  checkpointVersions: readonly number[];
+}
+
+export interface VacuumPlan {
+  /** Relative to the table root. */
+  dataFiles: string[];
+  /** Relative to the table root, oldest version first. */
+  logFiles: string[];
+}
+
+const baseName = (path: string): string => path.slice(path.lastIndexOf('/') + 1);
+
+/** A path that stays inside the table root: relative, no `..`, no empty segment. */
+const insideRoot = (path: string): boolean => path !== '' && !path.startsWith('/') && path.split('/').every((segment) => segment !== '' && segment !== '.' && segment !== '..');
+
+/** `add.path` is URI-encoded (PROTOCOL.md, "Add File and Remove File"); listings hold the decoded name. */
+function decodedPath(path: string): string {
+  try {
+    return decodeURIComponent(path);
+  } catch {
+    return path;
+  }
+}
+
+/**
+ * Which data files may go: those the table no longer (or never) holds, once older than `retainMs`.
+ * Files other engines or tools keep beside the data (names starting with `_` or `.`, as Spark's VACUUM
+ * spares them) are left alone, except the `.tmp-` leftovers of a killed upload.
+ */
+function planDataFiles({ state, entries, nowMs, retainMs }: VacuumPlanInput): string[] {
+  const active = new Set<string>();
+  for (const path of state.files.keys()) active.add(path).add(decodedPath(path));
+  const removedAt = new Map<string, number>();
+  for (const tombstone of state.tombstones.values()) {
+    if (tombstone.deletionTimestamp !== null && tombstone.deletionTimestamp !== undefined) removedAt.set(decodedPath(tombstone.path), tombstone.deletionTimestamp);
+  }
+  const cutoff = nowMs - retainMs;
+  return entries
+    .filter(({ path, modifiedMs }) => {
+      if (path.startsWith(`${LOG_DIR}/`) || path.startsWith('_')) return false;
+      const name = baseName(path);
+      if (name.startsWith('.') && !name.startsWith(TEMP_PREFIX)) return false;
+      if (active.has(path)) return false;
+      // Versions made before the removal still read the file: it goes only once the removal is older
+      // than the retention. The later of the two times decides, so a skewed clock keeps a file longer,
+      // never shorter. A file no version ever named is judged by its own age: a run still writing it
+      // has not committed yet.
+      const age = Math.max(removedAt.get(path) ?? Number.NEGATIVE_INFINITY, modifiedMs);
+      return age < cutoff;
+    })
+    .map(({ path }) => path)
+    .sort();
+}
+
+/**
+ * Which log files may go. As Spark's log cleanup does, the log is cut only at a checkpoint that is
+ * itself older than `logRetainMs`: everything before it, once also older than `logRetainMs`, goes, so
+ * every version still inside the window has a checkpoint and all the commits after it. The newest
+ * checkpoint, the commits after it and `_last_checkpoint` always stay.
+ */
+function planLogFiles({ entries, nowMs, logRetainMs, checkpointVersions }: VacuumPlanInput): string[] {
+  const cutoff = nowMs - logRetainMs;
+  const checkpointAge = new Map<number, number>();
+  for (const entry of entries) {
+    if (!entry.path.startsWith(`${LOG_DIR}/`)) continue;
+    const parsed = parseLogFileName(entry.path.slice(LOG_DIR.length + 1));
+    if (parsed?.kind === 'checkpoint') checkpointAge.set(parsed.version, entry.modifiedMs);
+  }
+  const expiredCheckpoints = checkpointVersions.filter((version) => (checkpointAge.get(version) ?? Number.POSITIVE_INFINITY) < cutoff);
+  const cutAt = expiredCheckpoints.length === 0 ? Number.NEGATIVE_INFINITY : Math.max(...expiredCheckpoints);
+
+  const doomed: Array<{ path: string; version: number }> = [];
+  for (const entry of entries) {
+    if (!entry.path.startsWith(`${LOG_DIR}/`)) continue;
+    const name = entry.path.slice(LOG_DIR.length + 1);
+    if (name.includes('/')) continue;
+    if (name.startsWith(TEMP_PREFIX)) {
+      if (entry.modifiedMs < nowMs - LOG_TEMP_RETAIN_MS) doomed.push({ path: entry.path, version: -1 });
+      continue;
+    }
+    const parsed = parseLogFileName(name);
+    if (parsed === null || parsed.kind === 'other') continue;
+    if (parsed.version < cutAt && entry.modifiedMs < cutoff) doomed.push({ path: entry.path, version: parsed.version });
+  }
+  // Oldest first: a vacuum stopped midway leaves the log a contiguous run of versions.
+  return doomed.sort((a, b) => a.version - b.version || a.path.localeCompare(b.path)).map(({ path }) => path);
+}
+
+/** What a vacuum of the table would delete, given its listing: a pure function of its input. */
+export function planVacuum(input: VacuumPlanInput): VacuumPlan {
+  const entries = input.entries.filter(({ path }) => insideRoot(path));
+  return { dataFiles: planDataFiles({ ...input, entries }), logFiles: planLogFiles({ ...input, entries }) };
+}
+
+export interface VacuumOptions {
+  retainMs: number;
+  logRetainMs?: number;
+}
+
+/**
+ * Deletes what planVacuum allows under the table root: data files first, then the log's oldest
+ * versions. `state` must be the table's newest version, read after the listing's data files were
+ * committed or abandoned; a file written since is younger than any retention and stays.
+ */
+export async function vacuum(store: DeltaStore, state: TableState, nowMs: number, options: VacuumOptions): Promise<VacuumPlan> {
+  const entries = await store.list();
+  const checkpointVersions: number[] = [];
+  for (const { path } of entries) {
+    if (!path.startsWith(`${LOG_DIR}/`)) continue;
+    const parsed = parseLogFileName(path.slice(LOG_DIR.length + 1));
+    if (parsed?.kind === 'checkpoint') checkpointVersions.push(parsed.version);
+  }
+  const plan = planVacuum({ state, entries, nowMs, retainMs: options.retainMs, logRetainMs: options.logRetainMs ?? LOG_RETAIN_MS, checkpointVersions });
+  if (plan.dataFiles.length > 0) await store.delete(plan.dataFiles);
+  if (plan.logFiles.length > 0) await store.delete(plan.logFiles);
+  return plan;
+}
