@@ -1,12 +1,13 @@
 // npm run bench: every benchmark in turn, each in its own process so one's memory and CPU do not
 // colour the next. Figures and targets are printed by the benchmarks themselves.
 // BENCH=sync,export npm run bench runs a subset. The soak (a long-lived `run`, 30 minutes by default)
-// runs only when named: BENCH=soak SOAK_MINUTES=8 npm run bench.
+// runs only when named: BENCH=soak SOAK_MINUTES=8 npm run bench; so does the Delta bench, which takes several
+// minutes: BENCH=delta npm run bench.
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
 const DEFAULT = ['simulator', 'sync', 'push', 'export', 'publish', 'unreachable', 'hostile', 'metrics', 'verify'];
-const ALL = [...DEFAULT, 'soak'];
+const ALL = [...DEFAULT, 'delta', 'soak'];
 const chosen = process.env.BENCH ? process.env.BENCH.split(',').map((name) => name.trim()) : DEFAULT;
 const unknown = chosen.filter((name) => !ALL.includes(name));
 if (unknown.length > 0) {

@@ -16,35 +16,37 @@ async function buildMirror(path, rows) {
   const start = performance.now();
   const db = openDatabase(path);
   const insert = db.prepare(`INSERT INTO transactions (${COLUMNS.join(', ')}) VALUES (${COLUMNS.map(() => '?').join(', ')})`);
-  const states = ['approved', 'pending', 'void', 'expired'];
-  const resources = ['order', 'manual', 'signup', 'review', 'referral'];
-  const base = Date.UTC(2026, 0, 1);
   const syncedAt = '2026-03-01T12:00:00.000Z';
   db.transaction(() => {
     for (let id = 1; id <= rows; id += 1) {
-      const customerId = 1 + ((id * 7919) % 50_000);
-      const email = `customer.${customerId}@example.com`;
-      const merchantId = `cust-${customerId}`;
-      const approved = ((id * 37) % 400) - 100;
-      const pending = id % 5 === 0 ? 25 : 0;
-      const state = states[id % states.length];
-      const resource = resources[id % resources.length];
-      const createdAt = new Date(base + id * 7_000).toISOString();
-      const hasActivity = id % 10 !== 0;
-      const record = {
-        id,
-        customer: { id: customerId, merchant_id: merchantId, email, points_pending: pending, points_approved: 1000 + approved, points_spent: 200 },
-        points_approved: approved,
-        points_pending: pending,
-        created_at: createdAt,
-        resource,
-        ...(hasActivity ? { activity: { id: id + 5_000_000, state, value: approved, rule: { id: 10 + (id % 7), name: 'Order placed', title: `Earn points for order #${id}, thank you!` } } } : {}),
-      };
-      insert.run(id, customerId, merchantId, email, approved, pending, resource, hasActivity ? id + 5_000_000 : null, hasActivity ? state : null, hasActivity ? approved : null, createdAt, JSON.stringify(record), syncedAt, 1);
+      const record = transactionRecord(id, new Date(BASE + id * 7_000).toISOString());
+      const { customer, activity } = record;
+      insert.run(id, customer.id, customer.merchant_id, customer.email, record.points_approved, record.points_pending, record.resource, activity?.id ?? null, activity?.state ?? null, activity?.value ?? null, record.created_at, JSON.stringify(record), syncedAt, 1);
     }
   })();
   db.close();
   console.log(`built ${rows.toLocaleString('en-US')}-row transactions mirror in ${((performance.now() - start) / 1000).toFixed(1)} s`);
+}
+
+const BASE = Date.UTC(2026, 0, 1);
+const STATES = ['approved', 'pending', 'void', 'expired'];
+const RESOURCES = ['order', 'manual', 'signup', 'review', 'referral'];
+
+/** Transaction `id` as the API would send it (9 in 10 embed their activity), created at `createdAt`. */
+export function transactionRecord(id, createdAt) {
+  const customerId = 1 + ((id * 7919) % 50_000);
+  const approved = ((id * 37) % 400) - 100;
+  const pending = id % 5 === 0 ? 25 : 0;
+  const state = STATES[id % STATES.length];
+  return {
+    id,
+    customer: { id: customerId, merchant_id: `cust-${customerId}`, email: `customer.${customerId}@example.com`, points_pending: pending, points_approved: 1000 + approved, points_spent: 200 },
+    points_approved: approved,
+    points_pending: pending,
+    created_at: createdAt,
+    resource: RESOURCES[id % RESOURCES.length],
+    ...(id % 10 !== 0 ? { activity: { id: id + 5_000_000, state, value: approved, rule: { id: 10 + (id % 7), name: 'Order placed', title: `Earn points for order #${id}, thank you!` } } } : {}),
+  };
 }
 
 /** Milliseconds `sqlite3 -csv -header` takes to write the same columns of the table to `out`. */
