@@ -59,12 +59,15 @@ export function* readRowidBatches(
   batchRows: number,
   range?: RowidRange,
 ): Generator<{ length: number; cells: unknown[]; first: bigint; last: bigint }> {
-  const changed = (afterChangeSeq === null ? '' : ' AND _change_seq > @since') + (range ? ` AND rowid <= @to AND (${range.where})` : '');
-  // Rowids are 64-bit: read as BigInt, so a batch ends exactly where the next one starts.
+  const changed = (afterChangeSeq === null ? '' : ' AND _change_seq > @since') + (range ? ' AND rowid <= @to' : '');
+  // Rowids are 64-bit: read as BigInt, so a batch ends exactly where the next one starts. The boundary
+  // reads rowids only; a range's condition needs the rows' columns, so the batch query applies it and counts.
   const boundary = db
     .prepare(`SELECT min(r) AS first, max(r) AS last, count(*) AS n FROM (SELECT rowid AS r FROM "${table}" WHERE rowid >= @from${changed} ORDER BY rowid LIMIT @limit)`)
     .safeIntegers(true);
-  const batch = db.prepare(`SELECT ${selectList} FROM "${table}" NOT INDEXED WHERE rowid >= @from AND rowid <= @last${changed}`).raw(true);
+  const batch = db
+    .prepare(`SELECT ${range ? 'count(*), ' : ''}${selectList} FROM "${table}" NOT INDEXED WHERE rowid >= @from AND rowid <= @last${changed}${range ? ` AND (${range.where})` : ''}`)
+    .raw(true);
   const since = { ...(afterChangeSeq === null ? {} : { since: afterChangeSeq }), ...(range ? { to: range.to } : {}) };
 
   let from = range?.from ?? MIN_ROWID;
@@ -83,7 +86,8 @@ export function* readRowidBatches(
       }
       throw error;
     }
-    yield { length: Number(bound.n), cells, first: bound.first, last: bound.last };
+    const length = range ? Number(cells[0]) : Number(bound.n);
+    if (length > 0) yield { length, cells: range ? cells.slice(1) : cells, first: bound.first, last: bound.last };
     if (bound.last === MAX_ROWID) return;
     from = bound.last + 1n;
     limit = batchRows;
