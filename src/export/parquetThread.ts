@@ -20,7 +20,7 @@ const UNWRITTEN_BYTES_LIMIT = 16 * 1024 * 1024;
  * long-running `run` process would otherwise keep at its largest row group for good. The thread
  * makes little JS garbage, so a small young generation costs nothing and keeps its heap small.
  */
-export function startEncoderThread(data: ParquetWorkerData, sink: ByteSink): EncoderThread {
+export function startEncoderThread(data: ParquetWorkerData, sink: ByteSink | null): EncoderThread {
   return new EncoderThread(new Worker(workerScript('export/parquetWorker.js', 'the Parquet encoding thread'), { workerData: data, resourceLimits: { maxYoungGenerationSizeMb: 8 } }), sink);
 }
 
@@ -29,22 +29,25 @@ export class EncoderThread {
   private inFlight = 0;
   private roomFor: (() => void) | null = null;
   private failure: Error | null = null;
-  private done = false;
+  /** Between files: the last file's bytes are all out (or none was begun). */
+  private done: boolean;
   /** Sink writes, chained so chunks land in order. */
   private writing: Promise<void> = Promise.resolve();
   private unwritten = 0;
 
   constructor(
     private readonly worker: Worker,
-    sink: ByteSink,
+    private sink: ByteSink | null,
   ) {
+    this.done = sink === null;
     worker.on('message', (reply: ParquetReply) => {
       switch (reply.type) {
         case 'chunk': {
           const { bytes } = reply;
+          const sink = this.sink;
           this.unwritten += bytes.byteLength;
           this.writing = this.writing.then(async () => {
-            await sink.write(bytes);
+            await sink?.write(bytes);
             this.unwritten -= bytes.byteLength;
             this.wake();
           });
@@ -68,6 +71,14 @@ export class EncoderThread {
     worker.on('exit', (code) => {
       if (!this.done) this.fail(new Error(`the Parquet encoding thread stopped (exit code ${code})`));
     });
+  }
+
+  /** The next file, into `sink`, on this thread once the previous file is finished (a Delta table's files share a thread). */
+  beginFile(sink: ByteSink): void {
+    if (!this.done) throw new Error('the encoding thread is still writing a file');
+    if (this.failure) throw this.failure;
+    this.sink = sink;
+    this.done = false;
   }
 
   /** Hands a batch over; resolves once there is room for the next. */

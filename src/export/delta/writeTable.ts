@@ -2,7 +2,8 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import type { Logger } from '../../log.js';
 import type { ParquetColumn } from '../arrowColumns.js';
 import type { ColumnBatch } from '../columnBatches.js';
-import { BATCH_ROWS, batchColumns, writeParquet } from '../parquetWriter.js';
+import { BATCH_ROWS, batchColumns, encoderFor, writeParquet } from '../parquetWriter.js';
+import type { EncoderThread } from '../parquetThread.js';
 import type { TableSchema } from '../schema.js';
 import type { Snapshot } from '../snapshot.js';
 import { commitPath, parseCommit, PROTOCOL, serializeCommit, type Action, type AddFile, type Metadata, type RemoveFile, type TableState } from './actions.js';
@@ -251,56 +252,92 @@ function changedRowids(snapshot: Snapshot, table: string, after: number): bigint
 
 /** Writes every live row of the slices into new files of at most fileRowsFor(table) rows, in rowid order. */
 async function writeSlices(context: TableWriteContext, columns: ParquetColumn[], slices: readonly RowidSlice[], where: string): Promise<AddFile[]> {
-  const adds: AddFile[] = [];
+  const files: Array<Promise<AddFile>> = [];
   const batchRows = Math.min(BATCH_ROWS, context.rowGroupSize);
-  for (const slice of slices) {
-    const batches = context.snapshot.columnBatches(context.schema.table, batchColumns(columns), null, batchRows, { from: slice.from, to: slice.to, where });
-    const source = new PeekableBatches(batches);
-    try {
-      while (source.peek() !== null) {
-        context.signal?.throwIfAborted();
-        adds.push(await writeDataFile(context, columns, source, adds.length));
+  // Two encoding threads, taking files in turn: one finishes a file while the other starts the next.
+  const encoders: EncoderThread[] = [];
+  const encoderOf = async (index: number): Promise<EncoderThread> => (encoders[index % 2] ??= await encoderFor(columns, { rowGroupSize: context.rowGroupSize, createdBy: context.tool }));
+  try {
+    for (const slice of slices) {
+      const batches = context.snapshot.columnBatches(context.schema.table, batchColumns(columns), null, batchRows, { from: slice.from, to: slice.to, where });
+      const source = new PeekableBatches(batches);
+      try {
+        while (source.peek() !== null) {
+          context.signal?.throwIfAborted();
+          const file = startDataFile(context, columns, source, files.length, await encoderOf(files.length));
+          files.push(file.done);
+          // The next file reads on as soon as this one has its rows, while this one's encoder finishes the
+          // last row group and the file is made durable: files overlap instead of draining one by one.
+          await Promise.race([file.rowsTaken, file.done]);
+          // At most two files at once: the one before this must be done.
+          if (files.length >= 2) await files[files.length - 2];
+        }
+      } finally {
+        source.close();
       }
-    } finally {
-      source.close();
     }
+    return await Promise.all(files);
+  } catch (error) {
+    await Promise.allSettled(files);
+    throw error;
+  } finally {
+    await Promise.all(encoders.map((encoder) => encoder.stop()));
   }
-  return adds;
 }
 
-async function writeDataFile(context: TableWriteContext, columns: ParquetColumn[], source: PeekableBatches, index: number): Promise<AddFile> {
+interface StartedFile {
+  /** Resolves once the file has taken its last batch from the source. */
+  rowsTaken: Promise<void>;
+  /** Resolves with the file's add once it is whole under its final name in every place. */
+  done: Promise<AddFile>;
+}
+
+function startDataFile(context: TableWriteContext, columns: ParquetColumn[], source: PeekableBatches, index: number, encoder: EncoderThread): StartedFile {
   const path = `part-${context.runId}-${String(index).padStart(5, '0')}-${randomBytes(4).toString('hex')}.parquet`;
   const collector = new FileStatsCollector(columns);
   const fileRows = fileRowsFor(context.schema.table);
   let first: bigint | null = null;
   let last: bigint | null = null;
+  let rowsTaken = (): void => undefined;
+  const taken = new Promise<void>((resolve) => (rowsTaken = resolve));
   const batches = function* (): Generator<ColumnBatch> {
-    for (let batch = source.peek(); batch !== null && collector.numRecords < fileRows; batch = source.peek()) {
-      source.take();
-      collector.observe(batch);
-      first ??= batch.firstRowid ?? null;
-      last = batch.lastRowid ?? last;
-      yield batch;
+    try {
+      for (let batch = source.peek(); batch !== null && collector.numRecords < fileRows; batch = source.peek()) {
+        source.take();
+        collector.observe(batch);
+        first ??= batch.firstRowid ?? null;
+        last = batch.lastRowid ?? last;
+        yield batch;
+      }
+    } finally {
+      rowsTaken();
     }
   };
-  const sink = await teeDataFile(context.stores, path, context.signal);
-  try {
-    await writeParquet({ [Symbol.iterator]: batches }, columns, sink, { rowGroupSize: context.rowGroupSize, createdBy: context.tool }, context.signal);
-    const { bytes } = await sink.finish();
-    if (first === null || last === null) throw new Error(`the batches of ${path} carry no rowids`);
-    return {
-      path,
-      partitionValues: {},
-      size: bytes,
-      modificationTime: Date.now(),
-      dataChange: true,
-      stats: JSON.stringify(collector.stats()),
-      tags: { [ROWID_MIN_TAG]: String(first), [ROWID_MAX_TAG]: String(last) },
-    };
-  } catch (error) {
-    await sink.abort();
-    throw error;
-  }
+  const done = (async (): Promise<AddFile> => {
+    const sink = await teeDataFile(context.stores, path, context.signal);
+    try {
+      await writeParquet({ [Symbol.iterator]: batches }, columns, sink, { rowGroupSize: context.rowGroupSize, createdBy: context.tool, encoder }, context.signal);
+      const { bytes } = await sink.finish();
+      if (first === null || last === null) throw new Error(`the batches of ${path} carry no rowids`);
+      return {
+        path,
+        partitionValues: {},
+        size: bytes,
+        modificationTime: Date.now(),
+        dataChange: true,
+        stats: JSON.stringify(collector.stats()),
+        tags: { [ROWID_MIN_TAG]: String(first), [ROWID_MAX_TAG]: String(last) },
+      };
+    } catch (error) {
+      await sink.abort();
+      throw error;
+    } finally {
+      rowsTaken();
+    }
+  })();
+  // Awaited later (Promise.all); marked handled now, so a failure while another file runs is no unhandled rejection.
+  done.catch(() => undefined);
+  return { rowsTaken: taken, done };
 }
 
 function summary(state: TableState, committed: boolean, rowsAdded: number, rowsRemoved: number, bytesAdded: number): TableWriteResult {
