@@ -68,6 +68,8 @@ export function baselines(db: Db, tables: readonly string[], target: string | nu
     `SELECT t.run_id AS runId, t.max_change_seq AS maxChangeSeq
      FROM export_run_tables t JOIN export_runs r ON r.run_id = t.run_id
      WHERE r.status = 'succeeded' AND t.table_name = @table ${published}
+       -- A run of Delta tables alone wrote no snapshot file: a loader following the changes never saw it.
+       AND (instr(',' || r.formats || ',', ',csv,') > 0 OR instr(',' || r.formats || ',', ',parquet,') > 0)
      ORDER BY r.finished_at DESC, r.run_id DESC LIMIT 1`,
   );
   const found = new Map<string, Baseline>();

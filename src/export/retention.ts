@@ -23,7 +23,7 @@ export async function applyRetention(folder: ExportFolder, keep: number, current
     runs.push({ runId, createdAt: String(manifest.createdAt), files: (manifest.files as unknown[]).map(pathOf) });
   }
   runs.sort((a, b) => (a.createdAt === b.createdAt ? a.runId.localeCompare(b.runId) : a.createdAt.localeCompare(b.createdAt)));
-  const kept = new Set([currentRunId, ...(await pointedRunIds(folder)), ...runs.slice(-keep).map((run) => run.runId)]);
+  const kept = new Set([currentRunId, ...(await pointedRunIds(folder)), ...newestRuns(runs, keep)]);
   const removed: string[] = [];
   for (const run of runs) {
     if (kept.has(run.runId)) continue;
@@ -40,6 +40,16 @@ export async function applyRetention(folder: ExportFolder, keep: number, current
     removed.push(run.runId);
   }
   return removed;
+}
+
+/**
+ * The newest `keep` runs, and the newest `keep` runs that wrote snapshot files: runs of Delta tables
+ * alone (no files) expire with the others but never push a snapshot run out, so an hourly Delta export
+ * beside a daily snapshot still leaves `keep` days of snapshots.
+ */
+export function newestRuns(runs: ReadonlyArray<{ runId: string; files: readonly unknown[] | null }>, keep: number): string[] {
+  const withFiles = runs.filter((run) => run.files === null || run.files.length > 0);
+  return [...runs.slice(-keep), ...withFiles.slice(-keep)].map((run) => run.runId);
 }
 
 /** The runs the pointer files name; a pointer that cannot be read names none. */

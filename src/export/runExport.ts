@@ -21,6 +21,7 @@ import { parseExportTarget, type ExportTarget } from './target.js';
 import { writeTableFile, type PendingFile } from './writeTableFile.js';
 import { DiskDeltaStore } from './delta/diskStore.js';
 import { DELTA_DIR, exportDeltaTables, holdDeltaLock, type DeltaPlace } from './delta/exportDelta.js';
+import type { HeldLock } from '../runtime/lock.js';
 
 export interface ExportOptions {
   /** The mirror (read-write: the run is recorded in export_runs). The snapshot is read on a second, read-only connection. */
@@ -124,9 +125,10 @@ async function exportRun(options: ExportOptions & { now: Date }, run: RunContext
 
   // Before the snapshot: one mirror's Delta commits then follow the order of their snapshots, so a table
   // never goes back to an older state, and two exports never plan from the same version.
-  const deltaLock = wantsDelta ? await holdDeltaLock(db, config.runtime.lockLeaseSeconds * 1000, logger, options.signal) : null;
+  let deltaLock: HeldLock | null = null;
   let snapshot: Snapshot;
   try {
+    deltaLock = wantsDelta ? await holdDeltaLock(db, config.runtime.lockLeaseSeconds * 1000, logger, options.signal) : null;
     snapshot = Snapshot.open(db.name);
   } catch (error) {
     deltaLock?.release();
@@ -167,7 +169,9 @@ async function exportRun(options: ExportOptions & { now: Date }, run: RunContext
       }
       outcomes.push({ table: schema.table, maxChangeSeq: schema.tracksChanges ? snapshot.maxChangeSeq(schema.table) : 0, sinceChangeSeq: since, rows });
     }
-    const delta = wantsDelta ? await exportDeltaTables({ db, snapshot, schemas, places: deltaPlaces(root, keepLocal, publisher), runId, config, logger, signal: options.signal }) : undefined;
+    // A lock lost to another export (this one stalled past its lease) stops the commits: the other plans from the same version.
+    const deltaSignal = deltaLock === null ? options.signal : options.signal ? AbortSignal.any([options.signal, deltaLock.lost]) : deltaLock.lost;
+    const delta = wantsDelta ? await exportDeltaTables({ db, snapshot, schemas, places: deltaPlaces(root, keepLocal, publisher), runId, config, logger, signal: deltaSignal }) : undefined;
     const watermarks = snapshot.watermarks();
     const schemaDrift = snapshot.schemaDrift(schemas.map((schema) => schema.table));
     const changeSeq = snapshot.changeSeq;

@@ -8,7 +8,11 @@ CREATE TABLE mirror_identity (
 INSERT INTO mirror_identity (id, mirror_id) VALUES (1, lower(hex(randomblob(16))));
 
 -- Each Delta table's state after the newest export that touched it, one row per place (the export folder
--- or a bucket), for `status`: reading the tables themselves would mean reaching the bucket.
+-- or a bucket), for `status` (reading the tables themselves would mean reaching the bucket), and the
+-- change counter its `txn` names: a mirror restored from a backup does not know a table's newer
+-- version, and its counter then means other changes, so such a table is written whole. The counter a
+-- commit under way will name is noted first (pending), so a run killed just after its commit is known.
+-- A row appears with a table's first commit; until then (or for a place never written) there is none.
 CREATE TABLE delta_tables (
   table_name TEXT NOT NULL,
   location TEXT NOT NULL,
@@ -16,6 +20,8 @@ CREATE TABLE delta_tables (
   files INTEGER NOT NULL,
   bytes INTEGER NOT NULL,
   rows INTEGER NOT NULL,
+  mirror_change_seq INTEGER,
+  pending_change_seq INTEGER,
   committed_at TEXT,
   checked_at TEXT NOT NULL,
   PRIMARY KEY (table_name, location)

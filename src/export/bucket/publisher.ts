@@ -4,6 +4,7 @@ import { BucketDeltaStore } from '../delta/bucketStore.js';
 import type { Logger } from '../../log.js';
 import { MANIFEST_DIR, parseDataFilePath, pointerOf, runIdTime } from '../layout.js';
 import { manifestText, type Manifest, type ManifestFile } from '../manifest.js';
+import { newestRuns } from '../retention.js';
 import { EXPORT_TABLES } from '../schema.js';
 import type { FileCopy } from '../writeTableFile.js';
 import type { ExportTarget } from '../target.js';
@@ -199,7 +200,7 @@ export class BucketPublisher {
    */
   async applyRetention(keep: number, currentRunId: string): Promise<string[]> {
     const runs = (await readPublishedRuns(this.objects, await this.objects.list())).filter((run) => run.files !== null);
-    const kept = new Set([currentRunId, ...(await pointedRunIds(this.objects)), ...runs.slice(-keep).map((run) => run.runId)]);
+    const kept = new Set([currentRunId, ...(await pointedRunIds(this.objects)), ...newestRuns(runs, keep)]);
     const expired = runs.filter((run) => !kept.has(run.runId));
     if (expired.length === 0) return [];
     const keptFiles = new Set(runs.filter((run) => kept.has(run.runId)).flatMap((run) => run.files ?? []));

@@ -18,6 +18,7 @@ export function deltaTables(db: Db): DeltaTableStatus[] {
   const exists = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'delta_tables'").get();
   if (exists === undefined) return [];
   return db
-    .prepare('SELECT table_name AS "table", location, version, files, bytes, rows, committed_at AS lastCommitAt, checked_at AS checkedAt FROM delta_tables ORDER BY table_name, location')
+    // A row whose first commit is still under way (or failed) has no version yet.
+    .prepare('SELECT table_name AS "table", location, version, files, bytes, rows, committed_at AS lastCommitAt, checked_at AS checkedAt FROM delta_tables WHERE version >= 0 ORDER BY table_name, location')
     .all() as DeltaTableStatus[];
 }

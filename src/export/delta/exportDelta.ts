@@ -8,9 +8,10 @@ import { toolVersion } from '../../version.js';
 import type { ManifestDeltaTable } from '../manifest.js';
 import type { TableSchema } from '../schema.js';
 import type { Snapshot } from '../snapshot.js';
+import { isRunLive } from '../runLock.js';
 import { inspectTarget, type TargetContents } from './logReader.js';
 import type { DeltaStore } from './store.js';
-import { writeDeltaTable } from './writeTable.js';
+import { writeDeltaTable, type TableWriteResult } from './writeTable.js';
 
 /** Where the Delta tables live, relative to the export root or the target's prefix. */
 export const DELTA_DIR = 'delta';
@@ -58,6 +59,9 @@ export async function exportDeltaTables(options: DeltaExportOptions): Promise<Ma
         tool,
         rowGroupSize: config.export.parquetRowGroupSize,
         retainDays: config.export.delta.retainDays,
+        recordedChangeSeq: (location) => recordedChangeSeq(db, schema.table, location),
+        notePending: (location, changeSeq) => notePending(db, schema.table, location, changeSeq),
+        isRunLive: (runId) => isRunLive(db, runId),
         logger,
         signal: options.signal,
       });
@@ -131,10 +135,25 @@ function mirrorIdentity(db: Db): string {
   return id;
 }
 
-function recordDeltaTable(db: Db, table: string, location: string, result: { version: number; files: number; bytes: number; rows: number; lastCommitAt: number | null }): void {
+function recordDeltaTable(db: Db, table: string, location: string, result: TableWriteResult): void {
   db.prepare(
-    `INSERT INTO delta_tables (table_name, location, version, files, bytes, rows, committed_at, checked_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+    `INSERT INTO delta_tables (table_name, location, version, files, bytes, rows, mirror_change_seq, pending_change_seq, committed_at, checked_at) VALUES (?, ?, ?, ?, ?, ?, ?, NULL, ?, ?)
      ON CONFLICT (table_name, location) DO UPDATE SET version = excluded.version, files = excluded.files, bytes = excluded.bytes, rows = excluded.rows,
-       committed_at = excluded.committed_at, checked_at = excluded.checked_at`,
-  ).run(table, location, result.version, result.files, result.bytes, result.rows, result.lastCommitAt === null ? null : new Date(result.lastCommitAt).toISOString(), new Date().toISOString());
+       mirror_change_seq = excluded.mirror_change_seq, pending_change_seq = NULL, committed_at = excluded.committed_at, checked_at = excluded.checked_at`,
+  ).run(table, location, result.version, result.files, result.bytes, result.rows, result.reflectedChangeSeq, result.lastCommitAt === null ? null : new Date(result.lastCommitAt).toISOString(), new Date().toISOString());
+}
+
+/** The change counter the mirror last saw the table at `location` reflect, and the one a commit under way was to name. */
+function recordedChangeSeq(db: Db, table: string, location: string): { confirmed: number | null; pending: number | null } {
+  const row = db.prepare('SELECT mirror_change_seq AS confirmed, pending_change_seq AS pending FROM delta_tables WHERE table_name = ? AND location = ?').get(table, location) as
+    | { confirmed: number | null; pending: number | null }
+    | undefined;
+  return row ?? { confirmed: null, pending: null };
+}
+
+function notePending(db: Db, table: string, location: string, changeSeq: number): void {
+  db.prepare(
+    `INSERT INTO delta_tables (table_name, location, version, files, bytes, rows, mirror_change_seq, pending_change_seq, committed_at, checked_at) VALUES (?, ?, -1, 0, 0, 0, NULL, ?, NULL, ?)
+     ON CONFLICT (table_name, location) DO UPDATE SET pending_change_seq = excluded.pending_change_seq`,
+  ).run(table, location, changeSeq, new Date().toISOString());
 }

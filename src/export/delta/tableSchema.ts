@@ -8,8 +8,18 @@ import type { ExportColumn } from '../schema.js';
  * two decimals"), so no decimal(p, s) holds every value the API may send: money is its exact text.
  */
 export function deltaColumns(columns: readonly ExportColumn[]): ParquetColumn[] {
-  return parquetColumns(columns, () => false);
+  return parquetColumns(
+    columns.filter((column) => !WALK_BOOKKEEPING.has(column.name)),
+    () => false,
+  );
 }
+
+/**
+ * Columns a Delta table leaves out: every walk of the unsubscribe list moves `last_seen_at` without the
+ * row changing (it is not news to exports), so a table holding it would either go stale or be rewritten
+ * whole on every sync. `first_seen_at` and `removed_at` stay: they change only with the row.
+ */
+const WALK_BOOKKEEPING = new Set(['last_seen_at']);
 
 const DELTA_TYPES: Record<ParquetColumn['storage'], string> = {
   int64: 'long',

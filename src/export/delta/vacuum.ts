@@ -27,7 +27,14 @@ export interface VacuumPlanInput {
   logRetainMs: number;
   /** Versions that have a classic checkpoint in `_delta_log/`. */
   checkpointVersions: readonly number[];
+  /**
+   * Whether the export run that named a file (`part-RUNID-…`) still runs: its files may be on their way
+   * into a commit, whatever their age. Default: none does.
+   */
+  isRunLive?: (runId: string) => boolean;
 }
+
+const RUN_ID_IN_NAME = /\d{8}T\d{6}Z-[0-9a-f]{4}/;
 
 export interface VacuumPlan {
   /** Relative to the table root. */
@@ -55,7 +62,7 @@ function decodedPath(path: string): string {
  * Files other engines or tools keep beside the data (names starting with `_` or `.`, as Spark's VACUUM
  * spares them) are left alone, except the `.tmp-` leftovers of a killed upload.
  */
-function planDataFiles({ state, entries, nowMs, retainMs }: VacuumPlanInput): string[] {
+function planDataFiles({ state, entries, nowMs, retainMs, isRunLive }: VacuumPlanInput): string[] {
   const active = new Set<string>();
   for (const path of state.files.keys()) active.add(path).add(decodedPath(path));
   const removedAt = new Map<string, number>();
@@ -69,6 +76,8 @@ function planDataFiles({ state, entries, nowMs, retainMs }: VacuumPlanInput): st
       const name = baseName(path);
       if (name.startsWith('.') && !name.startsWith(TEMP_PREFIX)) return false;
       if (active.has(path)) return false;
+      const runId = RUN_ID_IN_NAME.exec(name)?.[0];
+      if (runId !== undefined && !removedAt.has(path) && isRunLive?.(runId) === true) return false;
       // Versions made before the removal still read the file: it goes only once the removal is older
       // than the retention. The later of the two times decides, so a skewed clock keeps a file longer,
       // never shorter. A file no version ever named is judged by its own age: a run still writing it
@@ -123,6 +132,7 @@ export function planVacuum(input: VacuumPlanInput): VacuumPlan {
 export interface VacuumOptions {
   retainMs: number;
   logRetainMs?: number;
+  isRunLive?: (runId: string) => boolean;
 }
 
 /**
@@ -138,7 +148,7 @@ export async function vacuum(store: DeltaStore, state: TableState, nowMs: number
     const parsed = parseLogFileName(path.slice(LOG_DIR.length + 1));
     if (parsed?.kind === 'checkpoint') checkpointVersions.push(parsed.version);
   }
-  const plan = planVacuum({ state, entries, nowMs, retainMs: options.retainMs, logRetainMs: options.logRetainMs ?? LOG_RETAIN_MS, checkpointVersions });
+  const plan = planVacuum({ state, entries, nowMs, retainMs: options.retainMs, logRetainMs: options.logRetainMs ?? LOG_RETAIN_MS, checkpointVersions, isRunLive: options.isRunLive });
   if (plan.dataFiles.length > 0) await store.delete(plan.dataFiles);
   if (plan.logFiles.length > 0) await store.delete(plan.logFiles);
   return plan;

@@ -3,9 +3,9 @@ import type { Logger } from '../../log.js';
 import type { TableSchema } from '../schema.js';
 import type { Snapshot } from '../snapshot.js';
 import { commitPath, parseCommit, PROTOCOL, serializeCommit, type Action, type AddFile, type CommitInfo, type Metadata, type RemoveFile, type TableState } from './actions.js';
-import { shouldCheckpoint, writeCheckpoint } from './checkpoint.js';
+import { CHECKPOINT_INTERVAL, shouldCheckpoint, writeCheckpoint } from './checkpoint.js';
 import { fileRowsFor, ROWID_MAX_TAG, ROWID_MIN_TAG, writeSlices } from './dataFiles.js';
-import { inspectTarget, type TargetContents } from './logReader.js';
+import { inspectTarget, listVersions, type TargetContents } from './logReader.js';
 import { fullRewrite, planIncremental, type PlanOptions, type PlannedFile, type WritePlan } from './plan.js';
 import { replay } from './replay.js';
 import type { DeltaStore } from './store.js';
@@ -37,6 +37,15 @@ export interface TableWriteContext {
   /** What the places hold, inspected by the caller (who grouped places by it); read from the first place when absent. */
   found?: TargetContents;
   mirrorId: string;
+  /**
+   * The change counter the mirror recorded the table at this place to reflect after its last export, or
+   * null. A table whose `txn` differs was written from another past of the mirror (a restored backup).
+   */
+  recordedChangeSeq: (location: string) => { confirmed: number | null; pending: number | null };
+  /** Whether another export run (by id) is still running: vacuum spares the files it has not committed yet. */
+  isRunLive: (runId: string) => boolean;
+  /** Notes, before a commit to `location`, the change counter it will name (see recordedChangeSeq). */
+  notePending: (location: string, changeSeq: number) => void;
   /** The mirror's change counter at the snapshot: the table reflects the mirror up to here after the commit. */
   changeSeq: number;
   runId: string;
@@ -57,6 +66,8 @@ export interface TableWriteResult {
   rowsAdded: number;
   rowsRemoved: number;
   bytesAdded: number;
+  /** The mirror change counter the table's `txn` names after the run. */
+  reflectedChangeSeq: number;
   /** ms; null for a table whose commits carry no timestamp. */
   lastCommitAt: number | null;
 }
@@ -89,7 +100,7 @@ export async function writeDeltaTable(context: TableWriteContext): Promise<Table
 
   if (state !== null && metadata === null && plan.slices.length === 0 && plan.remove.length === 0) {
     for (const place of stores) await afterCommit(context, place, state, now());
-    return summary(state, false, 0, 0, 0);
+    return summary(state, appId, false, 0, 0, 0);
   }
 
   const removedAt = now();
@@ -114,11 +125,12 @@ export async function writeDeltaTable(context: TableWriteContext): Promise<Table
   context.signal?.throwIfAborted();
   const next = replay(state, [{ version, actions }]);
   for (const place of stores) {
+    context.notePending(place.location, context.changeSeq);
     await commit(place, version, actions, commitId);
     logger.info({ table, version, added: adds.length, removed: removes.length, rowsAdded, rowsRemoved }, `committed version ${version} of Delta table ${place.location}`);
   }
   for (const place of stores) await afterCommit(context, place, next, now());
-  return summary(next, true, rowsAdded, rowsRemoved, bytesAdded);
+  return summary(next, appId, true, rowsAdded, rowsRemoved, bytesAdded);
 }
 
 interface CommitFacts {
@@ -174,8 +186,16 @@ function planCommit(context: TableWriteContext, state: TableState | null, tableI
   }
   const reflected = state.txns.get(appIdFor(context.mirrorId))?.version;
   const files = [...state.files.values()].map(plannedFile);
-  if (reflected === undefined || reflected > context.changeSeq || files.some((file) => file === null)) {
-    logger.info({ table: schema.table }, `Delta table ${location} does not follow this mirror's changes; writing it whole`);
+  // The mirror must know the table at the version it names: a mirror restored from a backup counts its
+  // changes anew from an older value, so rows changed since then would be taken for old news.
+  const known =
+    reflected !== undefined &&
+    context.stores.every((place) => {
+      const recorded = context.recordedChangeSeq(place.location);
+      return recorded.confirmed === reflected || recorded.pending === reflected;
+    });
+  if (reflected === undefined || reflected > context.changeSeq || !known || files.some((file) => file === null)) {
+    logger.info({ table: schema.table }, `Delta table ${location} does not follow this mirror's recorded changes (a restored mirror?); writing it whole`);
     return { metadata: null, plan: fullRewrite(everyFile()) };
   }
   const changed = changedRowids(context.snapshot, schema.table, reflected);
@@ -197,15 +217,24 @@ async function commit(store: DeltaStore, version: number, actions: Action[], com
 /** Checkpoint and vacuum: housekeeping whose failure leaves the table correct, so it only warns. */
 async function afterCommit(context: TableWriteContext, store: DeltaStore, state: TableState, nowMs: number): Promise<void> {
   const { logger } = context;
-  if (shouldCheckpoint(state.version)) {
+  if (await checkpointDue(store, state.version)) {
     await writeCheckpoint(store, state, nowMs, context.retainDays * DAY_MS).catch((error: unknown) => logger.warn({ err: error, table: context.schema.table }, `could not write the checkpoint of ${store.location}; readers replay the JSON commits instead`));
   }
   const retainMs = context.retainDays * DAY_MS;
-  const vacuumed = vacuum(store, state, nowMs, { retainMs, logRetainMs: LOG_RETAIN_MS }).then(async () => {
+  const vacuumed = vacuum(store, state, nowMs, { retainMs, logRetainMs: LOG_RETAIN_MS, isRunLive: context.isRunLive }).then(async () => {
     // Uploads of runs killed midway hold storage until aborted; an hour spares one still running elsewhere.
     await store.abortUploadsBegunBefore?.(nowMs - Math.max(retainMs, HOUR_MS));
   });
   await vacuumed.catch((error: unknown) => logger.warn({ err: error, table: context.schema.table }, `could not vacuum ${store.location}; the next export tries again`));
+}
+
+/** Every 10 versions; and one missed (a run killed just after its commit) is written by the next export, not 10 versions later. */
+async function checkpointDue(store: DeltaStore, version: number): Promise<boolean> {
+  if (shouldCheckpoint(version)) return true;
+  if (version < CHECKPOINT_INTERVAL) return false;
+  const { checkpoints } = await listVersions(store);
+  const newest = Math.max(-1, ...checkpoints);
+  return version - newest >= CHECKPOINT_INTERVAL;
 }
 
 function refuseForeign(state: TableState, tableId: string, location: string): void {
@@ -252,13 +281,14 @@ function changedRowids(snapshot: Snapshot, table: string, after: number): bigint
   return snapshot.db.prepare(`SELECT rowid FROM "${table}" WHERE _change_seq > ?`).pluck().safeIntegers(true).all(after) as bigint[];
 }
 
-function summary(state: TableState, committed: boolean, rowsAdded: number, rowsRemoved: number, bytesAdded: number): TableWriteResult {
+function summary(state: TableState, appId: string, committed: boolean, rowsAdded: number, rowsRemoved: number, bytesAdded: number): TableWriteResult {
   let bytes = 0;
   let rows = 0;
   for (const add of state.files.values()) {
     bytes += add.size;
     rows += recordsOf(add);
   }
-  return { version: state.version, committed, files: state.files.size, bytes, rows, rowsAdded, rowsRemoved, bytesAdded, lastCommitAt: state.lastCommitTimestamp };
+  const reflectedChangeSeq = state.txns.get(appId)?.version ?? 0;
+  return { version: state.version, committed, files: state.files.size, bytes, rows, rowsAdded, rowsRemoved, bytesAdded, reflectedChangeSeq, lastCommitAt: state.lastCommitTimestamp };
 }
 

@@ -1,4 +1,4 @@
-import { readdirSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Config } from '../../../src/config.js';
@@ -83,5 +83,15 @@ describe('Delta checkpoints and retention', () => {
     expect(dataFiles().sort()).toEqual([...state.files.keys()].sort());
     const { rows } = await readDeltaTable(table);
     expect(rows.map((row) => ({ id: String(row.id), seq: String(row._change_seq) }))).toEqual(liveCustomers(db));
+  });
+
+  it('writes a checkpoint missed at version 10 (a run killed just after its commit) at the next export', async () => {
+    rmSync(join(table, '_delta_log', '00000000000000000010.checkpoint.parquet'));
+    rmSync(join(table, '_delta_log', '_last_checkpoint'));
+    changeSomeCustomers(db, 14);
+    const report = await runExport({ db, config, logger: silentLogger, tables: ['customers'] });
+    expect(report.delta[0]).toMatchObject({ version: 14, committed: true });
+    expect(readdirSync(join(table, '_delta_log'))).toContain('00000000000000000014.checkpoint.parquet');
+    expect(JSON.parse(readFileSync(join(table, '_delta_log', '_last_checkpoint'), 'utf8'))).toMatchObject({ version: 14 });
   });
 });

@@ -64,6 +64,15 @@ describe('vacuum of data files', () => {
     expect(result.dataFiles).toEqual(['.tmp-part-killed-00001-cccccccc.parquet', 'part-failed-run-00000-aaaaaaaa.parquet']);
   });
 
+  it('spares the files of an export run that still runs, however old, and deletes a dead run\'s', () => {
+    const table = state(2, ['part-live.parquet']);
+    const live = 'part-20261117T080000Z-aaaa-00000-0a1b2c3d.parquet';
+    const dead = 'part-20261117T080000Z-bbbb-00000-4e5f6a7b.parquet';
+    const entries = [entry('part-live.parquet', 9), entry(live, 9), entry(dead, 9)];
+    const result = planVacuum({ state: table, entries, nowMs: NOW, retainMs: 0, logRetainMs: LOG_RETAIN_MS, checkpointVersions: [], isRunLive: (runId) => runId === '20261117T080000Z-aaaa' });
+    expect(result.dataFiles).toEqual([dead]);
+  });
+
   it('never counts the log, or files other tools keep beside the data, as data files', () => {
     const table = state(40, []);
     const result = plan(table, [entry('_delta_log/00000000000000000001.json', 2), entry('_change_data/cdc-1.parquet', 90), entry('.part-x.parquet.crc', 90), entry(LAST_CHECKPOINT, 90)]);
