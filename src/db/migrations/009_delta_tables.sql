@@ -9,10 +9,10 @@ INSERT INTO mirror_identity (id, mirror_id) VALUES (1, lower(hex(randomblob(16))
 
 -- Each Delta table's state after the newest export that touched it, one row per place (the export folder
 -- or a bucket), for `status` (reading the tables themselves would mean reaching the bucket), and the
--- change counter its `txn` names: a mirror restored from a backup does not know a table's newer
--- version, and its counter then means other changes, so such a table is written whole. The counter a
--- commit under way will name is noted first (pending), so a run killed just after its commit is known.
--- A row appears with a table's first commit; until then (or for a place never written) there is none.
+-- change counter its `txn` names. A table naming a counter above every one recorded here was written
+-- from a past the mirror no longer has (restored from a backup, its counter now means other changes),
+-- so it is written whole. The counter a commit under way will name is noted first (pending), so a run
+-- killed just after its commit is still known. Version -1: a first commit under way, or failed.
 CREATE TABLE delta_tables (
   table_name TEXT NOT NULL,
   location TEXT NOT NULL,

@@ -59,7 +59,7 @@ export async function exportDeltaTables(options: DeltaExportOptions): Promise<Ma
         tool,
         rowGroupSize: config.export.parquetRowGroupSize,
         retainDays: config.export.delta.retainDays,
-        recordedChangeSeq: (location) => recordedChangeSeq(db, schema.table, location),
+        recordedChangeSeq: () => recordedChangeSeq(db, schema.table),
         notePending: (location, changeSeq) => notePending(db, schema.table, location, changeSeq),
         isRunLive: (runId) => isRunLive(db, runId),
         logger,
@@ -143,12 +143,13 @@ function recordDeltaTable(db: Db, table: string, location: string, result: Table
   ).run(table, location, result.version, result.files, result.bytes, result.rows, result.reflectedChangeSeq, result.lastCommitAt === null ? null : new Date(result.lastCommitAt).toISOString(), new Date().toISOString());
 }
 
-/** The change counter the mirror last saw the table at `location` reflect, and the one a commit under way was to name. */
-function recordedChangeSeq(db: Db, table: string, location: string): { confirmed: number | null; pending: number | null } {
-  const row = db.prepare('SELECT mirror_change_seq AS confirmed, pending_change_seq AS pending FROM delta_tables WHERE table_name = ? AND location = ?').get(table, location) as
-    | { confirmed: number | null; pending: number | null }
-    | undefined;
-  return row ?? { confirmed: null, pending: null };
+/**
+ * The highest change counter any place of `table` was recorded to reflect, or a commit was about to name.
+ * Any place: a copied or moved export folder is still this mirror's table.
+ */
+function recordedChangeSeq(db: Db, table: string): number | null {
+  const value = db.prepare('SELECT max(max(coalesce(mirror_change_seq, -1), coalesce(pending_change_seq, -1))) FROM delta_tables WHERE table_name = ?').pluck().get(table) as number | null;
+  return value === null || value < 0 ? null : value;
 }
 
 function notePending(db: Db, table: string, location: string, changeSeq: number): void {

@@ -38,10 +38,11 @@ export interface TableWriteContext {
   found?: TargetContents;
   mirrorId: string;
   /**
-   * The change counter the mirror recorded the table at this place to reflect after its last export, or
-   * null. A table whose `txn` differs was written from another past of the mirror (a restored backup).
+   * The highest change counter the mirror recorded any place of this table to reflect (or a commit under
+   * way to name), or null. A table whose `txn` names a higher one was written from a past this mirror no
+   * longer has (it was restored from a backup): its counter now means other changes.
    */
-  recordedChangeSeq: (location: string) => { confirmed: number | null; pending: number | null };
+  recordedChangeSeq: () => number | null;
   /** Whether another export run (by id) is still running: vacuum spares the files it has not committed yet. */
   isRunLive: (runId: string) => boolean;
   /** Notes, before a commit to `location`, the change counter it will name (see recordedChangeSeq). */
@@ -188,12 +189,8 @@ function planCommit(context: TableWriteContext, state: TableState | null, tableI
   const files = [...state.files.values()].map(plannedFile);
   // The mirror must know the table at the version it names: a mirror restored from a backup counts its
   // changes anew from an older value, so rows changed since then would be taken for old news.
-  const known =
-    reflected !== undefined &&
-    context.stores.every((place) => {
-      const recorded = context.recordedChangeSeq(place.location);
-      return recorded.confirmed === reflected || recorded.pending === reflected;
-    });
+  const recorded = context.recordedChangeSeq();
+  const known = reflected !== undefined && recorded !== null && reflected <= recorded;
   if (reflected === undefined || reflected > context.changeSeq || !known || files.some((file) => file === null)) {
     logger.info({ table: schema.table }, `Delta table ${location} does not follow this mirror's recorded changes (a restored mirror?); writing it whole`);
     return { metadata: null, plan: fullRewrite(everyFile()) };

@@ -1,4 +1,4 @@
-import { copyFileSync } from 'node:fs';
+import { copyFileSync, cpSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { openDatabase } from '../../../src/db/open.js';
@@ -40,6 +40,21 @@ describe('a Delta table after the mirror was restored from a backup', () => {
     // The change the restore undid is gone from the table, and the one made since is in it.
     expect(rows.find((row) => Number(row.id) === Number(first.id))?.raw).not.toContain('"points_balance":111');
     expect(rows.find((row) => Number(row.id) === Number(second.id))?.raw).toContain('"points_balance":200');
+    db.close();
+  });
+
+  it('stays incremental when the export folder was copied or moved: the mirror still knows the table', async () => {
+    const dir = tempDir('delta-moved-');
+    const config = exportConfig(dir, { formats: ['delta'] });
+    const db = await fillMirror(config.db.path, 6, 'tiny');
+    const first = await runExport({ db, config, logger: silentLogger, tables: ['transactions'] });
+    const moved = { ...config, export: { ...config.export, dir: join(dir, 'moved') } };
+    cpSync(config.export.dir, moved.export.dir, { recursive: true });
+
+    const newest = JSON.parse(db.prepare('SELECT raw FROM transactions ORDER BY id DESC LIMIT 1').pluck().get() as string) as ApiRecord;
+    upsert(db, 'transactions', [{ ...newest, id: Number(newest.id) + 1 }]);
+    const report = await runExport({ db, config: moved, logger: silentLogger, tables: ['transactions'] });
+    expect(report.delta[0]).toMatchObject({ version: 1, committed: true, rowsAdded: 1, rowsRemoved: 0, files: first.delta[0].files + 1 });
     db.close();
   });
 });

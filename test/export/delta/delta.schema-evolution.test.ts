@@ -29,7 +29,7 @@ describe('a Delta table whose mirror gained a column (a migration)', () => {
     schema: tableSchemaOf,
     stores: [new DiskDeltaStore(table)],
     mirrorId: 'test-mirror',
-    recordedChangeSeq: () => ({ confirmed: null, pending: null }),
+    recordedChangeSeq: () => null,
     notePending: () => undefined,
     isRunLive: () => false,
     changeSeq: snapshot.changeSeq,
