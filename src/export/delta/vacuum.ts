@@ -133,6 +133,19 @@ export interface VacuumOptions {
   retainMs: number;
   logRetainMs?: number;
   isRunLive?: (runId: string) => boolean;
+  /** The table's listing when the caller already has it (store.list()). */
+  entries?: readonly StoredEntry[];
+}
+
+/** The versions that have a classic checkpoint, from a listing of the table. */
+export function checkpointVersionsIn(entries: readonly StoredEntry[]): number[] {
+  const versions: number[] = [];
+  for (const { path } of entries) {
+    if (!path.startsWith(`${LOG_DIR}/`)) continue;
+    const parsed = parseLogFileName(path.slice(LOG_DIR.length + 1));
+    if (parsed?.kind === 'checkpoint') versions.push(parsed.version);
+  }
+  return versions;
 }
 
 /**
@@ -141,13 +154,8 @@ export interface VacuumOptions {
  * committed or abandoned; a file written since is younger than any retention and stays.
  */
 export async function vacuum(store: DeltaStore, state: TableState, nowMs: number, options: VacuumOptions): Promise<VacuumPlan> {
-  const entries = await store.list();
-  const checkpointVersions: number[] = [];
-  for (const { path } of entries) {
-    if (!path.startsWith(`${LOG_DIR}/`)) continue;
-    const parsed = parseLogFileName(path.slice(LOG_DIR.length + 1));
-    if (parsed?.kind === 'checkpoint') checkpointVersions.push(parsed.version);
-  }
+  const entries = options.entries ?? (await store.list());
+  const checkpointVersions = checkpointVersionsIn(entries);
   const plan = planVacuum({ state, entries, nowMs, retainMs: options.retainMs, logRetainMs: options.logRetainMs ?? LOG_RETAIN_MS, checkpointVersions, isRunLive: options.isRunLive });
   if (plan.dataFiles.length > 0) await store.delete(plan.dataFiles);
   if (plan.logFiles.length > 0) await store.delete(plan.logFiles);

@@ -5,12 +5,12 @@ import type { Snapshot } from '../snapshot.js';
 import { commitPath, parseCommit, PROTOCOL, serializeCommit, type Action, type AddFile, type CommitInfo, type Metadata, type RemoveFile, type TableState } from './actions.js';
 import { CHECKPOINT_INTERVAL, shouldCheckpoint, writeCheckpoint } from './checkpoint.js';
 import { fileRowsFor, ROWID_MAX_TAG, ROWID_MIN_TAG, writeSlices } from './dataFiles.js';
-import { inspectTarget, listVersions, type TargetContents } from './logReader.js';
+import { inspectTarget, type TargetContents } from './logReader.js';
 import { fullRewrite, planIncremental, type PlanOptions, type PlannedFile, type WritePlan } from './plan.js';
 import { replay } from './replay.js';
 import type { DeltaStore } from './store.js';
 import { appIdFor, compareSchemas, deltaColumns, schemaString, tableIdFor } from './tableSchema.js';
-import { LOG_RETAIN_MS, vacuum } from './vacuum.js';
+import { checkpointVersionsIn, LOG_RETAIN_MS, vacuum } from './vacuum.js';
 
 const HOUR_MS = 3_600_000;
 const DAY_MS = 24 * HOUR_MS;
@@ -214,11 +214,16 @@ async function commit(store: DeltaStore, version: number, actions: Action[], com
 /** Checkpoint and vacuum: housekeeping whose failure leaves the table correct, so it only warns. */
 async function afterCommit(context: TableWriteContext, store: DeltaStore, state: TableState, nowMs: number): Promise<void> {
   const { logger } = context;
-  if (await checkpointDue(store, state.version)) {
+  // One listing serves both: which checkpoints the log holds, and what vacuum may delete. A checkpoint
+  // written meanwhile is missing from it, which only makes vacuum keep more of the log this time.
+  const listing = store.list();
+  const entries = await listing.catch(() => null);
+  if (entries === null ? shouldCheckpoint(state.version) : checkpointDue(checkpointVersionsIn(entries), state.version)) {
     await writeCheckpoint(store, state, nowMs, context.retainDays * DAY_MS).catch((error: unknown) => logger.warn({ err: error, table: context.schema.table }, `could not write the checkpoint of ${store.location}; readers replay the JSON commits instead`));
   }
   const retainMs = context.retainDays * DAY_MS;
-  const vacuumed = vacuum(store, state, nowMs, { retainMs, logRetainMs: LOG_RETAIN_MS, isRunLive: context.isRunLive }).then(async () => {
+  const vacuumed = listing.then(async (listed) => {
+    await vacuum(store, state, nowMs, { retainMs, logRetainMs: LOG_RETAIN_MS, isRunLive: context.isRunLive, entries: listed });
     // Uploads of runs killed midway hold storage until aborted; an hour spares one still running elsewhere.
     await store.abortUploadsBegunBefore?.(nowMs - Math.max(retainMs, HOUR_MS));
   });
@@ -226,12 +231,10 @@ async function afterCommit(context: TableWriteContext, store: DeltaStore, state:
 }
 
 /** Every 10 versions; and one missed (a run killed just after its commit) is written by the next export, not 10 versions later. */
-async function checkpointDue(store: DeltaStore, version: number): Promise<boolean> {
+function checkpointDue(checkpoints: readonly number[], version: number): boolean {
   if (shouldCheckpoint(version)) return true;
-  if (version < CHECKPOINT_INTERVAL) return false;
-  const { checkpoints } = await listVersions(store);
   const newest = Math.max(-1, ...checkpoints);
-  return version - newest >= CHECKPOINT_INTERVAL;
+  return version >= CHECKPOINT_INTERVAL && version - newest >= CHECKPOINT_INTERVAL;
 }
 
 function refuseForeign(state: TableState, tableId: string, location: string): void {
