@@ -28,7 +28,6 @@ describe('a Delta table in a bucket', () => {
   let target: ExportTarget;
   let proxy: FaultProxy;
   let fault: ((write: WriteSeen) => WriteFault) | null = null;
-  let listPageKeys: number | undefined;
 
   beforeAll(async () => {
     // Credentials come from the environment, as in production; each client names its own endpoint.

@@ -14,11 +14,14 @@ export interface ComparableRow {
   raw: string;
 }
 
-/** The mirror's rows that a Delta table of `table` must hold (those the API still has), ordered by id. */
+/**
+ * The mirror's rows that a Delta table of `table` must hold, ordered by id: those the API still has (not
+ * marked by verify) and, for unsubscribes, those still on the list.
+ */
 export function liveMirrorRows(db: Db, table: string): ComparableRow[] {
-  // Ordered by the numeric key, not by the text alias the select gives it.
-  const rows = db.prepare(`SELECT CAST(t.id AS TEXT) AS id, CAST(t._change_seq AS TEXT) AS changeSeq, t.raw AS raw FROM "${table}" AS t WHERE t._removed_at IS NULL ORDER BY t.id`).all() as ComparableRow[];
-  return rows;
+  const live = table === 'unsubscribes' ? 't._removed_at IS NULL AND t.removed_at IS NULL' : 't._removed_at IS NULL';
+  // Ordered by the key itself, not by the text alias the select gives it.
+  return db.prepare(`SELECT CAST(t.id AS TEXT) AS id, CAST(t._change_seq AS TEXT) AS changeSeq, t.raw AS raw FROM "${table}" AS t WHERE ${live} ORDER BY t.id`).all() as ComparableRow[];
 }
 
 /** The rows of a table read back by readDeltaTable, in the same shape and order. */
