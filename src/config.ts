@@ -29,6 +29,10 @@ export interface Config {
     refreshIntervalHours: number;
     /** Largest share of the stored rows one run may mark removed without --accept-removals. */
     maxRemovedShare: number;
+    /** Hours between deep refreshes (whole re-reads of the streams without an update filter), counted from the last one's start. */
+    deepRefreshIntervalHours: number;
+    /** Pages a deep refresh reads per stream in one plain sync; it goes on from there in the next one. `sync --deep` reads to the end. */
+    deepRefreshPagesPerRun: number;
   };
   push: { concurrency: number; maxAttempts: number; backoffBaseMs: number; backoffMaxMs: number };
   export: {
@@ -57,7 +61,7 @@ export interface Config {
   };
   /** The sampled verify of `once --verify` and of `run`'s schedule.verify. */
   verify: { requests: number };
-  schedule: { timezone: string; sync: string; push: string; refresh: string; export: string; verify: string };
+  schedule: { timezone: string; sync: string; push: string; refresh: string; deepRefresh: string; export: string; verify: string };
   runtime: {
     lockLeaseSeconds: number;
     shutdownDeadlineSeconds: number;
@@ -194,6 +198,8 @@ function validate(config: Config): void {
   positive('sync.lookbackDays', config.sync.lookbackDays);
   positive('sync.refreshIntervalHours', config.sync.refreshIntervalHours);
   share('sync.maxRemovedShare', config.sync.maxRemovedShare);
+  positive('sync.deepRefreshIntervalHours', config.sync.deepRefreshIntervalHours);
+  integer('sync.deepRefreshPagesPerRun', config.sync.deepRefreshPagesPerRun, 1);
   integer('push.concurrency', config.push.concurrency, 1, 64);
   integer('push.maxAttempts', config.push.maxAttempts, 1);
   integer('push.backoffBaseMs', config.push.backoffBaseMs, 0);
@@ -210,7 +216,7 @@ function validate(config: Config): void {
   integer('export.s3.partSizeMiB', config.export.s3.partSizeMiB, 5, 5120);
   integer('verify.requests', config.verify.requests, 1);
   validateTimezone(config.schedule.timezone);
-  for (const job of ['sync', 'push', 'refresh', 'export', 'verify'] as const) {
+  for (const job of ['sync', 'push', 'refresh', 'deepRefresh', 'export', 'verify'] as const) {
     const expression = config.schedule[job];
     if (!cron.validate(expression)) {
       throw new ConfigError(`Config key "schedule.${job}" is "${expression}"; expected a cron expression such as "*/15 * * * *".`);

@@ -6,7 +6,7 @@ import { listNameOf } from '../sync/streamSync.js';
 import { compareRecords } from './comparePage.js';
 import { byIdSince } from './idOrder.js';
 import { judgeUnseen } from './fullVerify.js';
-import { IdSpans } from './idSpans.js';
+import { IdSpans } from '../sync/idSpans.js';
 import { compareSpanPage } from './spanPage.js';
 import type { StreamVerifyContext } from './streamContext.js';
 import type { MirrorId } from './types.js';

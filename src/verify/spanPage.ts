@@ -1,6 +1,6 @@
 import type { ApiRecord } from '../db/upsertRecords.js';
 import { compareRecords } from './comparePage.js';
-import type { IdSpans } from './idSpans.js';
+import type { IdSpans } from '../sync/idSpans.js';
 import type { StreamVerifyContext } from './streamContext.js';
 import type { MirrorId } from './types.js';
 

@@ -10,7 +10,7 @@ import { freshMirror } from '../helpers/tempDir.js';
 
 const LEASE_MS = 300;
 const NEVER = '0 0 1 1 *';
-const SCHEDULE = { timezone: 'UTC', sync: NEVER, push: NEVER, refresh: NEVER, export: NEVER, verify: NEVER };
+const SCHEDULE = { timezone: 'UTC', sync: NEVER, push: NEVER, refresh: NEVER, deepRefresh: NEVER, export: NEVER, verify: NEVER };
 const logger = createLogger({ level: 'silent' });
 
 const cleanups: Array<() => unknown> = [];

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { missingBound } from '../../src/verify/index.js';
 import { describeMissing } from '../../src/verify/renderReport.js';
-import { IdSpans } from '../../src/verify/idSpans.js';
+import { IdSpans } from '../../src/sync/idSpans.js';
 
 describe('the missing bound', () => {
   it('is the rule of three when nothing is missing, and reads as the issue shows it', () => {

@@ -6,6 +6,18 @@ export class IdSpans {
   /** Sorted, disjoint, not touching. */
   readonly #spans: Array<[number, number]> = [];
 
+  /** Spans stored with `list()` (a checkpoint's), taken as they are. */
+  static from(spans: ReadonlyArray<readonly [number, number]>): IdSpans {
+    const restored = new IdSpans();
+    for (const [low, high] of spans) restored.add(low, high);
+    return restored;
+  }
+
+  /** The spans, for a checkpoint. */
+  list(): Array<[number, number]> {
+    return this.#spans.map(([low, high]) => [low, high]);
+  }
+
   add(low: number, high: number): void {
     const last = this.#spans.at(-1);
     // Pages read in ascending order land past the last span: no search, no sort.
