@@ -6,7 +6,7 @@ import { parseCommandArgs, parseStreamName } from './args.js';
 import { requireApiKey, type CommandContext } from './context.js';
 import { EXIT_FAILED, EXIT_OK, UsageError } from './errors.js';
 
-const USAGE = `Usage: loyalty-sync sync [--stream NAME]... [--full] [--refresh] [--accept-removals]
+const USAGE = `Usage: loyalty-sync sync [--stream NAME]... [--full] [--refresh] [--deep] [--accept-removals]
 
 Pull the streams incrementally into the SQLite mirror. Each page commits with its checkpoint,
 so an interrupted sync resumes where it stopped.
@@ -20,10 +20,15 @@ Options:
   --stream NAME  sync only this stream (repeatable): ${STREAM_NAMES.join(', ')}
   --full         forget the checkpoints and re-read everything
   --refresh      re-read the lookback windows (customers, activities, orders) now, even if not due
+  --deep         read orders and activities whole now, to the end (a deep refresh): the API cannot say
+                 which old ones changed, so this is how a refund or an approval months on is seen, and
+                 rows the API no longer has are marked removed. Without --deep, a sync reads up to
+                 sync.deepRefreshPagesPerRun pages of a deep refresh per stream when one is under way or
+                 due (every sync.deepRefreshIntervalHours), going on from its checkpoint next time
   --accept-removals
-                 confirm a mass removal from the unsubscribe list: without it, a list that comes back
-                 empty, or would mark more than sync.maxRemovedShare of the stored addresses removed,
-                 fails the stream and marks nothing
+                 confirm a mass removal: without it, an unsubscribe list or a deep refresh that comes back
+                 empty, or would mark more than sync.maxRemovedShare of the stored rows removed, fails the
+                 stream and marks nothing
   --help         show this help
 `;
 
@@ -33,6 +38,7 @@ export async function syncCommand(argv: string[], ctx: CommandContext): Promise<
     stream: { type: 'string', multiple: true },
     full: { type: 'boolean' },
     refresh: { type: 'boolean' },
+    deep: { type: 'boolean' },
     'accept-removals': { type: 'boolean' },
     help: { type: 'boolean', short: 'h' },
   });
@@ -50,6 +56,7 @@ export async function syncCommand(argv: string[], ctx: CommandContext): Promise<
       streams,
       full: values.full === true,
       refresh: values.refresh === true,
+      deep: values.deep === true,
       acceptRemovals: values['accept-removals'] === true,
       signal,
       progress: ctx.stderr,
@@ -71,7 +78,9 @@ export async function syncCommand(argv: string[], ctx: CommandContext): Promise<
 function summary(stream: StreamReport): string {
   const removed = stream.removed === undefined ? '' : `, ${stream.removed} removed`;
   const refreshed = stream.refreshed ? ', refreshed' : '';
-  return `${stream.stream}: ${stream.status}, ${stream.rowsRead} rows read, ${stream.inserted} new, ${stream.updated} updated${removed}, ${stream.pages} pages${refreshed}`;
+  const signalled = stream.signalled === undefined ? '' : `, ${stream.signalled} signalled re-read`;
+  const deep = stream.deep === undefined ? '' : `; deep refresh: ${stream.deep.pages} pages, ${stream.deep.updated} updated, ${stream.deep.completed ? `completed, ${stream.deep.removed} removed` : 'goes on at the next sync'}`;
+  return `${stream.stream}: ${stream.status}, ${stream.rowsRead} rows read, ${stream.inserted} new, ${stream.updated} updated${removed}, ${stream.pages} pages${refreshed}${signalled}${deep}`;
 }
 
 function reason(stream: StreamReport): string {

@@ -11,8 +11,8 @@ import { queueFacts } from './queueFacts.js';
 import { CREDENTIAL_REFUSED, describeStoppedSync, runSync, UNREACHABLE } from '../sync/index.js';
 import { runVerify } from '../verify/index.js';
 
-export type JobName = 'sync' | 'refresh' | 'push' | 'export' | 'verify';
-export const JOB_NAMES: readonly JobName[] = ['sync', 'refresh', 'push', 'export', 'verify'];
+export type JobName = 'sync' | 'refresh' | 'deepRefresh' | 'push' | 'export' | 'verify';
+export const JOB_NAMES: readonly JobName[] = ['sync', 'refresh', 'deepRefresh', 'push', 'export', 'verify'];
 
 /** What a job needs; built once per process and shared by every run of every job. */
 export interface WorkerDeps {
@@ -51,8 +51,9 @@ export async function runJob(job: JobName, deps: WorkerDeps, signal?: AbortSigna
   try {
     switch (job) {
       case 'sync':
-      case 'refresh': {
-        const report = await runSync({ ...deps, logger, refresh: job === 'refresh', acceptRemovals: options.acceptRemovals, signal });
+      case 'refresh':
+      case 'deepRefresh': {
+        const report = await runSync({ ...deps, logger, refresh: job === 'refresh', deep: job === 'deepRefresh', acceptRemovals: options.acceptRemovals, signal });
         const stopped = describeStoppedSync(report, deps.config.api.baseUrl);
         if (stopped !== null) return { job, ok: false, stopsRun: report.streams.some((s) => s.unreachable) ? UNREACHABLE : CREDENTIAL_REFUSED, summary: `${job}: ${stopped}` };
         const parts = report.streams.map((s) =>

@@ -19,10 +19,15 @@ export interface Scheduler {
   stop(): Promise<void>;
 }
 
+/** Jobs that move the pull checkpoints: never two at once. */
+const PULLS: readonly JobName[] = ['sync', 'refresh', 'deepRefresh'];
+/** Pulls that wait for the one running, rather than skip their tick as a sync does. */
+const DEFERRED_PULLS: readonly JobName[] = ['refresh', 'deepRefresh'];
+
 /**
  * Runs each job on its cron schedule. A job never overlaps itself: a tick that finds the previous
- * run still going is skipped and logged. sync and refresh both move the pull checkpoints, so they
- * never run together either: a refresh tick during a sync waits for it and then runs. A verify due
+ * run still going is skipped and logged. sync, refresh and deepRefresh all move the pull checkpoints, so
+ * they never run together either: a refresh or deep refresh tick during a sync waits for it and then runs. A verify due
  * during a pull waits for it too, so it compares the API with a mirror that is not half-written.
  */
 export function startScheduler(options: SchedulerOptions): Scheduler {
@@ -32,7 +37,7 @@ export function startScheduler(options: SchedulerOptions): Scheduler {
   const deferred = new Set<JobName>();
   let stopping = false;
 
-  const pullBusy = () => running.has('sync') || running.has('refresh');
+  const pullBusy = () => PULLS.some((pull) => running.has(pull));
 
   const launch = (job: JobName): void => {
     const startedAt = new Date();
@@ -50,7 +55,8 @@ export function startScheduler(options: SchedulerOptions): Scheduler {
         running.delete(job);
         if (stopping || pullBusy()) return;
         // A refresh is a pull itself: a waiting verify goes after it.
-        if (deferred.delete('refresh')) launch('refresh');
+        const pull = DEFERRED_PULLS.find((waiting) => deferred.delete(waiting));
+        if (pull !== undefined) launch(pull);
         else if (deferred.delete('verify') && !running.has('verify')) launch('verify');
       });
     running.set(job, done);
@@ -62,12 +68,12 @@ export function startScheduler(options: SchedulerOptions): Scheduler {
       logger.warn({ job }, `${job} is still running from its previous tick; skipping this one`);
       return;
     }
-    if ((job === 'refresh' || job === 'verify') && pullBusy()) {
+    if ((job === 'verify' || DEFERRED_PULLS.includes(job)) && pullBusy()) {
       logger.info({ job }, `${job} is due while a sync runs; it will start when the sync ends`);
       deferred.add(job);
       return;
     }
-    if (job === 'sync' && running.has('refresh')) {
+    if (job === 'sync' && pullBusy()) {
       logger.warn({ job }, 'sync is due while a refresh runs (which syncs too); skipping this tick');
       return;
     }

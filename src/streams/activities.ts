@@ -23,4 +23,6 @@ export const activities: StreamDefinition = {
     col('created_at', 'timestamp'),
   ],
   uncolumnedFields: CUSTOMER_SUMMARY_UNCOLUMNED,
+  noUpdateFilter: true,
+  changeSignal: { from: 'transactions', idColumn: 'activity_id', stateColumn: 'activity_state', initialState: 'pending' },
 };

@@ -29,6 +29,8 @@ export const orders: StreamDefinition = {
     col('updated_at', 'timestamp'),
   ],
   uncolumnedFields: CUSTOMER_SUMMARY_UNCOLUMNED,
+  // A refund comes without a transaction, so only the deep refresh sees one older than the lookback window.
+  noUpdateFilter: true,
   // api-spec.md part 2, Order (list item); fulfillment_status's set is not shown, so any value goes.
   enums: {
     payment_status: ['not_paid', 'partially_paid', 'paid'],

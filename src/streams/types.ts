@@ -54,6 +54,28 @@ export interface StreamDefinition {
   uncolumnedFields?: readonly string[];
   /** Fields whose values the spec lists in full: any other value is schema drift. */
   enums?: Readonly<Record<string, readonly string[]>>;
+  /**
+   * The list has no filter by update time, yet its records change at any age (a refund a year on, points
+   * approved after a 60-day pending period): only a read of the whole list, the deep refresh, sees every change.
+   */
+  noUpdateFilter?: true;
+  /** A record of this stream that another stream's new records say has changed: the next sync re-reads it. */
+  changeSignal?: ChangeSignal;
+}
+
+/**
+ * How a change to a record shows in another stream: an approval, a void or a decline of an activity creates a
+ * transaction that embeds the activity with its new state. The embedded copy is not trusted (its `resource`
+ * is null); the record is read again from its own list, found by its `created_at`.
+ */
+export interface ChangeSignal {
+  /** The stream whose new records carry the signal. */
+  from: StreamName;
+  /** Its columns holding the embedded record's id and state. */
+  idColumn: string;
+  stateColumn: string;
+  /** The state a record is created in: a signal showing it is the creation, not a change. */
+  initialState: string;
 }
 
 /** Every field path the spec lists for the stream's records, dotted: `id`, then the columns', then the rest. */

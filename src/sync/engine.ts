@@ -6,7 +6,8 @@ import { createCheckpointStore } from './checkpoint.js';
 import { countMirrorRows } from './mirrorRows.js';
 import { createProgress } from './progress.js';
 import { startStoreThread } from './storeThread.js';
-import { syncStream } from './streamSync.js';
+import { countSignals } from './changeSignals.js';
+import { syncStream, type StreamRunContext } from './streamSync.js';
 import type { StreamReport, SyncOptions, SyncReport } from './types.js';
 import { stopsSync } from './unreachable.js';
 
@@ -24,9 +25,10 @@ export async function runSync(options: SyncOptions): Promise<SyncReport> {
   const progress = createProgress(options.progress);
   const reports: StreamReport[] = [];
   if (options.db.memory) throw new Error('a sync needs the mirror in a file: its storage thread opens a connection of its own');
-  logger.info({ streams: names, full: options.full === true, refresh: options.refresh === true }, 'sync started');
+  logger.info({ streams: names, full: options.full === true, refresh: options.refresh === true, deep: options.deep === true }, 'sync started');
   const store = startStoreThread(options.db.name);
   const restoreCheckpointing = checkpointLessOften(options.db);
+  const common = { ...options, runId, full: options.full === true, refresh: options.refresh === true, deep: options.deep === true, progress, checkpoints, store, clock };
   let storeFailure: unknown = null;
   try {
     for (const name of names) {
@@ -41,23 +43,12 @@ export async function runSync(options: SyncOptions): Promise<SyncReport> {
         logger.warn({ stream: name }, `${name} skipped: ${stopped}`);
         continue;
       }
-      const stream = getStream(name);
       const started = performance.now();
-      const report = await syncStream({
-        ...options,
-        logger: logger.child({ stream: name }),
-        stream,
-        runId,
-        full: options.full === true,
-        refresh: options.refresh === true,
-        progress,
-        checkpoints,
-        store,
-        clock,
-      });
+      const report = await syncStream({ ...common, logger: logger.child({ stream: name }), stream: getStream(name) });
       reports.push(report);
       if (options.facts) tellFacts(options.facts, options.db, report, (performance.now() - started) / 1000, clock());
     }
+    await followSignals(reports, { ...common, logger });
   } finally {
     restoreCheckpointing();
     // Every stream flushed at its end, so nothing is left to commit: a failure here is the thread's own.
@@ -67,6 +58,31 @@ export async function runSync(options: SyncOptions): Promise<SyncReport> {
   const ok = storeFailure === null && reports.every((report) => report.status === 'succeeded');
   logger.info({ ok }, 'sync finished');
   return { runId, ok, streams: reports };
+}
+
+/**
+ * A stream read after the one it signals changes for (transactions after activities) may have queued records
+ * for a re-read: they are read in the same run, so a plain sync brings an old activity's approval at once.
+ * The follow-up's counts join the signalled stream's report; its failure fails that stream.
+ */
+async function followSignals(reports: StreamReport[], ctx: Omit<StreamRunContext, 'stream'>): Promise<void> {
+  for (const [i, report] of reports.entries()) {
+    const signal = getStream(report.stream).changeSignal;
+    if (signal === undefined || report.status !== 'succeeded' || ctx.signal?.aborted) continue;
+    const source = reports.find((other) => other.stream === signal.from);
+    if (source === undefined || reports.indexOf(source) < i || source.rowsRead === 0 || countSignals(ctx.db) === 0) continue;
+    const follow = await syncStream({ ...ctx, logger: ctx.logger.child({ stream: report.stream }), stream: getStream(report.stream), signalledOnly: true });
+    reports[i] = {
+      ...report,
+      status: follow.status,
+      ...(follow.error === undefined ? {} : { error: follow.error }),
+      rowsRead: report.rowsRead + follow.rowsRead,
+      inserted: report.inserted + follow.inserted,
+      updated: report.updated + follow.updated,
+      pages: report.pages + follow.pages,
+      signalled: follow.rowsRead,
+    };
+  }
 }
 
 /**

@@ -9,6 +9,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { openDatabase } from '../db/open.js';
 import { checkpointLessOften } from '../db/walCheckpoint.js';
 import { createCheckpointStore } from './checkpoint.js';
+import { abandonDeepRefresh } from './deepRefreshState.js';
 import { MassRemovalRefusedError } from './massRemoval.js';
 import { createGroupStore } from './storeGroup.js';
 import type { StoreReply, StoreRequest, StoreWorkerData } from './storeMessages.js';
@@ -98,7 +99,11 @@ function handle(request: StoreRequest): StoreReply {
         // here and its next run reads them again. (A savepoint per group would keep them, at the price of
         // copying every page a group touches.)
         rollback();
-        if (error instanceof MassRemovalRefusedError) createCheckpointStore(db).abandon(request.stream, new Date().toISOString());
+        if (error instanceof MassRemovalRefusedError) {
+          const at = new Date().toISOString();
+          if (request.checkpoint.kind === 'deep') abandonDeepRefresh(db, request.stream, at);
+          else createCheckpointStore(db).abandon(request.stream, at);
+        }
         return { id: request.id, ok: false, message: error instanceof Error ? error.message : String(error) };
       }
     }

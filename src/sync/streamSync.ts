@@ -12,7 +12,8 @@ import { passPages, readAhead, type SourcePage } from './pages.js';
 import { planStream } from './plan.js';
 import type { Progress } from './progress.js';
 import { createRunLog, statsDelta } from './runs.js';
-import type { GroupOutcome } from './storeMessages.js';
+import { runDeepSlice } from './deepSlice.js';
+import type { GroupOutcome, PageGroup } from './storeMessages.js';
 import type { StoreThread } from './storeThread.js';
 import type { Pass, Plan, StreamReport } from './types.js';
 
@@ -36,6 +37,10 @@ export interface StreamRunContext {
   checkDrift?: boolean;
   /** As in `SyncOptions`. */
   acceptRemovals?: boolean;
+  /** As in `SyncOptions`: read the stream whole now, to the end, if it has no update filter. */
+  deep?: boolean;
+  /** Run only the re-reads of records another stream signalled as changed (a run's follow-up). */
+  signalledOnly?: boolean;
 }
 
 /**
@@ -72,8 +77,10 @@ export async function syncStream(ctx: StreamRunContext): Promise<StreamReport> {
   const removals = { maxShare: ctx.config.sync.maxRemovedShare, accepted: ctx.acceptRemovals === true };
 
   // A group of pages and the checkpoint after the last of them, stored together.
+  const storeWith = (pages: FetchedPage[], checkpoint: PageGroup['checkpoint']): Promise<GroupOutcome> =>
+    store.store({ stream: name, bodies: pages.map((page) => page.body), checkpoint, at: clock().toISOString(), drift: pages.flatMap((page) => page.drift), removals });
   const storeGroup = (pages: FetchedPage[], finished: Pass | null, rest: Plan, next: string | null): Promise<GroupOutcome> =>
-    store.store({ stream: name, bodies: pages.map((page) => page.body), finished, rest, next, at: clock().toISOString(), drift: pages.flatMap((page) => page.drift), removals });
+    storeWith(pages, { kind: 'plan', finished, rest, next });
   // Here, not on the storage thread: this thread parses every page anyway and mostly waits for storage,
   // which is what bounds a sync's speed.
   const detectDrift = ctx.checkDrift === false ? null : createDriftDetector(stream);
@@ -154,6 +161,29 @@ export async function syncStream(ctx: StreamRunContext): Promise<StreamReport> {
     const plan = freshPlan(ctx);
     await runPlan(plan, null);
     if (plan.refreshes) report.refreshed = true;
+    if (stream.noUpdateFilter && ctx.signalledOnly !== true) {
+      const deep = await runDeepSlice(
+        {
+          db,
+          stream,
+          config: ctx.config,
+          logger,
+          clock,
+          signal,
+          source,
+          checkPages: (pages) => checkedPages(stream, pages, detectDrift),
+          storeWith: (pages, checkpoint) => storeWith(pages, checkpoint),
+          record,
+          readAheadPages: READ_AHEAD_PAGES,
+        },
+        ctx.deep === true,
+      );
+      if (deep !== null) {
+        report.deep = deep;
+        report.pages += deep.pages;
+        if (deep.completed) report.refreshed = true;
+      }
+    }
   } catch (error) {
     // Groups stored before the failure are committed with their checkpoints, unless storage itself failed:
     // then they rolled back with their checkpoints and are read again next run. (The counts in the report
@@ -211,6 +241,8 @@ function freshPlan(ctx: StreamRunContext): Plan {
     full: ctx.full,
     forceRefresh: ctx.refresh,
     lastRefreshAt: ctx.checkpoints.load(ctx.stream.name).lastRefreshAt,
+    pageSize: ctx.config.api.pageSize,
+    signalledOnly: ctx.signalledOnly,
   });
 }
 

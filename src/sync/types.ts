@@ -15,6 +15,8 @@ export interface SyncOptions {
   full?: boolean;
   /** Run the lookback refresh now even if it is not due. */
   refresh?: boolean;
+  /** Read the streams without an update filter whole now, to the end, even if no deep refresh is due. */
+  deep?: boolean;
   /** Stop after the page in flight commits; the next run resumes from the checkpoint. */
   signal?: AbortSignal;
   /** Where the live line per stream goes; drawn only when it is a terminal. */
@@ -46,6 +48,10 @@ export interface StreamReport {
   pages: number;
   /** True when this run re-read the stream's lookback window (or everything). */
   refreshed: boolean;
+  /** Records re-read in the run's follow-up because another stream signalled them changed (counted in the totals too). */
+  signalled?: number;
+  /** What this run read of a deep refresh (counted in the totals above too); absent when it read none. */
+  deep?: DeepSliceReport;
   error?: string;
   /** The stream failed because the API could not be reached at all (see isUnreachable). */
   unreachable?: boolean;
@@ -61,13 +67,14 @@ export interface SyncReport {
 
 /**
  * One read of a stream:
- * - list: a cursor-paged list read with fixed filters (`role` says why: new rows, or a refresh window);
+ * - list: a cursor-paged list read with fixed filters (`role` says why: new rows, a refresh window, or a
+ *   window of records another stream signalled as changed);
  * - walk: the unsubscribe list page by page; `startedAt` marks which rows this walk saw. A `confirming`
  *   walk re-reads the list after a walk that missed stored addresses (keeping that walk's `startedAt`):
  *   the list may have shifted under the first one, so only what both missed has left it.
  */
 export type Pass =
-  | { kind: 'list'; role: 'new' | 'refresh'; params: ListParams }
+  | { kind: 'list'; role: 'new' | 'refresh' | 'signalled'; params: ListParams }
   | { kind: 'walk'; startedAt: string; confirming?: boolean };
 
 /**
@@ -79,4 +86,20 @@ export interface Plan {
   passes: Pass[];
   /** Completing the plan re-read every row that could have changed: it resets the refresh clock. */
   refreshes: boolean;
+  /** The plan reads the whole list into an empty table (a first sync): completing it counts as a deep refresh begun then. */
+  wholeReadStartedAt?: string;
+  /** The plan re-reads the records signalled as changed up to this change counter: completing it clears those signals. */
+  signalsThroughSeq?: number;
+}
+
+/** The part of a deep refresh one run read. */
+export interface DeepSliceReport {
+  pages: number;
+  rows: number;
+  inserted: number;
+  updated: number;
+  /** Rows marked removed when the refresh completed. */
+  removed: number;
+  /** The refresh reached the end of the list in this run. */
+  completed: boolean;
 }

@@ -14,14 +14,17 @@ function insert(db: Db, table: string, rows: Array<[id: number, createdAt: strin
 }
 
 function input(db: Db, stream: Parameters<typeof getStream>[0], extra: Partial<PlanInput> = {}): PlanInput {
-  return { db, stream: getStream(stream), settings, now: NOW, full: false, forceRefresh: false, lastRefreshAt: NOW.toISOString(), ...extra };
+  return { db, stream: getStream(stream), settings, now: NOW, full: false, forceRefresh: false, lastRefreshAt: NOW.toISOString(), pageSize: 500, ...extra };
 }
 
 describe('planning a stream run', () => {
-  it('reads everything from since_id 0 when nothing is stored, and counts it as the refresh', () => {
+  it('reads everything from since_id 0 when nothing is stored, and counts it as the refresh and, for orders, the deep refresh', () => {
     const { db } = freshMirror();
     expect(planStream(input(db, 'transactions'))).toEqual({ passes: [{ kind: 'list', role: 'new', params: { since_id: 0 } }], refreshes: false });
-    expect(planStream(input(db, 'orders'))).toEqual({ passes: [{ kind: 'list', role: 'new', params: { since_id: 0 } }], refreshes: true });
+    expect(planStream(input(db, 'orders'))).toEqual({ passes: [{ kind: 'list', role: 'new', params: { since_id: 0 } }], refreshes: true, wholeReadStartedAt: NOW.toISOString() });
+    insert(db, 'orders', [[7, '2026-03-09T20:00:00.000Z']]);
+    // --full over stored rows reads everything too, but judges no removal: it is no deep refresh.
+    expect(planStream(input(db, 'orders', { full: true })).wholeReadStartedAt).toBeUndefined();
   });
 
   it('re-reads the id overlap from the last stored row before it', () => {
