@@ -22,7 +22,8 @@ Options:
   --refresh      re-read the lookback windows (customers, activities, orders) now, even if not due
   --deep         read orders and activities whole now, to the end (a deep refresh): the API cannot say
                  which old ones changed, so this is how a refund or an approval months on is seen, and
-                 rows the API no longer has are marked removed. Without --deep, a sync reads up to
+                 rows the API no longer has are marked removed. A deep refresh that an interrupted run
+                 left unfinished is finished rather than begun again. Without --deep, a sync reads up to
                  sync.deepRefreshPagesPerRun pages of a deep refresh per stream when one is under way or
                  due (every sync.deepRefreshIntervalHours), going on from its checkpoint next time
   --accept-removals

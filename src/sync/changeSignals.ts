@@ -7,7 +7,10 @@ import type { Pass } from './types.js';
  * Changes one stream's new records reveal in another's (see `ChangeSignal`): a transaction stored by this
  * group that embeds an activity in another state than the mirror's queues that activity for a re-read.
  * Only the group's own new rows (`_change_seq` = the group's) are looked at, through their index, so a
- * group costs one query. Call it inside the group's transaction.
+ * group costs one query, and of an activity's transactions in the group only the newest speaks (an approval
+ * then a void in one sync is one change). The caller skips the groups of a whole read of the signalling
+ * stream (a first sync): years of transactions, read just after the activities themselves, are no news.
+ * Call it inside the group's transaction.
  */
 export function recordChangeSignals(db: Db, from: StreamDefinition, changeSeq: number): void {
   for (const target of Object.values(STREAMS)) {
@@ -15,9 +18,11 @@ export function recordChangeSignals(db: Db, from: StreamDefinition, changeSeq: n
     if (signal === undefined || signal.from !== from.name) continue;
     db.prepare(
       `INSERT INTO activity_signals (activity_id, created_at, signalled_seq)
-       SELECT t.id, t.created_at, @seq FROM ${from.name} s JOIN ${target.name} t ON t.id = s.${signal.idColumn}
-       WHERE s._change_seq = @seq AND s.${signal.stateColumn} IS NOT NULL AND s.${signal.stateColumn} <> @initial
-         AND s.${signal.stateColumn} IS NOT t.state AND t._removed_at IS NULL
+       SELECT t.id, t.created_at, @seq FROM (
+         SELECT ${signal.idColumn} AS id, ${signal.stateColumn} AS state, created_at, max(id)
+         FROM ${from.name} WHERE _change_seq = @seq AND ${signal.idColumn} IS NOT NULL GROUP BY ${signal.idColumn}
+       ) s JOIN ${target.name} t ON t.id = s.id
+       WHERE s.state IS NOT NULL AND s.state <> @initial AND s.state IS NOT t.state AND t._removed_at IS NULL
        ON CONFLICT (activity_id) DO UPDATE SET signalled_seq = excluded.signalled_seq`,
     ).run({ seq: changeSeq, initial: signal.initialState });
   }

@@ -12,6 +12,8 @@ export interface DeepPlan {
 
 /** A stream's row of `deep_refresh`, decoded (see migration 010). */
 export interface DeepRefreshState {
+  /** `sync --deep` asked for one that has not completed yet. */
+  requestedAt: string | null;
   plan: DeepPlan | null;
   cursor: string | null;
   startedAt: string | null;
@@ -25,6 +27,7 @@ export interface DeepRefreshState {
 }
 
 interface Row {
+  requested_at: string | null;
   plan: string | null;
   cursor: string | null;
   started_at: string | null;
@@ -38,6 +41,7 @@ interface Row {
 }
 
 const NONE: DeepRefreshState = {
+  requestedAt: null,
   plan: null,
   cursor: null,
   startedAt: null,
@@ -52,10 +56,11 @@ const NONE: DeepRefreshState = {
 
 export function loadDeepRefresh(db: Db, stream: StreamName): DeepRefreshState {
   const row = db
-    .prepare('SELECT plan, cursor, started_at, pages, rows, last_started_at, last_completed_at, last_removed, last_error, last_error_at FROM deep_refresh WHERE stream = ?')
+    .prepare('SELECT requested_at, plan, cursor, started_at, pages, rows, last_started_at, last_completed_at, last_removed, last_error, last_error_at FROM deep_refresh WHERE stream = ?')
     .get(stream) as Row | undefined;
   if (row === undefined) return NONE;
   return {
+    requestedAt: row.requested_at,
     plan: row.plan === null ? null : (JSON.parse(row.plan) as DeepPlan),
     cursor: row.cursor,
     startedAt: row.started_at,
@@ -85,7 +90,7 @@ export function saveDeepRefresh(db: Db, stream: StreamName, progress: { plan: De
 export function completeDeepRefresh(db: Db, stream: StreamName, completion: { startedAt: string; removed: number }, at: string): void {
   db.prepare(
     `INSERT INTO deep_refresh (stream, last_started_at, last_completed_at, last_removed, updated_at) VALUES (?, ?, ?, ?, ?)
-     ON CONFLICT (stream) DO UPDATE SET plan = NULL, cursor = NULL, started_at = NULL, pages = 0, rows = 0,
+     ON CONFLICT (stream) DO UPDATE SET requested_at = NULL, plan = NULL, cursor = NULL, started_at = NULL, pages = 0, rows = 0,
        last_started_at = excluded.last_started_at, last_completed_at = excluded.last_completed_at,
        last_removed = excluded.last_removed, last_error = NULL, last_error_at = NULL, updated_at = excluded.updated_at`,
   ).run(stream, completion.startedAt, at, completion.removed, at);
@@ -106,18 +111,40 @@ export function abandonDeepRefresh(db: Db, stream: StreamName, at: string): void
 }
 
 /**
- * When the next deep refresh is due: `intervalHours` after the last one began. Null when one is under way
- * (it goes on at every sync) or when none has ever run: a stream never read whole is due at once.
+ * `sync --deep`: asks for a deep refresh of each of `streams`, read to the end in this run, unless one asked
+ * for or begun is still unfinished for any of them: then this run finishes those (a killed `sync --deep` run
+ * again goes on where it stopped, rather than reading again the streams it had completed). Returns the
+ * streams asked for afresh.
+ */
+export function requestDeepRefresh(db: Db, streams: readonly StreamName[], at: string): StreamName[] {
+  const unfinished = streams.filter((stream) => {
+    const state = loadDeepRefresh(db, stream);
+    return state.requestedAt !== null || state.plan !== null;
+  });
+  if (unfinished.length > 0) return [];
+  const request = db.prepare(
+    `INSERT INTO deep_refresh (stream, requested_at, updated_at) VALUES (?, ?, ?)
+     ON CONFLICT (stream) DO UPDATE SET requested_at = excluded.requested_at, updated_at = excluded.updated_at`,
+  );
+  db.transaction(() => {
+    for (const stream of streams) request.run(stream, at, at);
+  })();
+  return [...streams];
+}
+
+/**
+ * When the next deep refresh is due: `intervalHours` after the last one began. Null when one is under way or
+ * asked for (it goes on at every sync) or when none has ever run: a stream never read whole is due at once.
  */
 export function deepRefreshDueAt(state: DeepRefreshState, intervalHours: number): string | null {
-  if (state.plan !== null || state.lastStartedAt === null) return null;
+  if (state.plan !== null || state.requestedAt !== null || state.lastStartedAt === null) return null;
   const last = Date.parse(state.lastStartedAt);
   return Number.isNaN(last) ? null : new Date(last + intervalHours * HOUR_MS).toISOString();
 }
 
-/** Whether a sync at `now` should read (a slice of) the stream whole: one is under way, was never made, or is due. */
+/** Whether a sync at `now` should read (a slice of) the stream whole: one is under way or asked for, was never made, or is due. */
 export function deepRefreshDue(state: DeepRefreshState, now: Date, intervalHours: number): boolean {
-  if (state.plan !== null || state.lastStartedAt === null) return true;
+  if (state.plan !== null || state.requestedAt !== null || state.lastStartedAt === null) return true;
   const due = deepRefreshDueAt(state, intervalHours);
   return due === null || now.getTime() >= Date.parse(due);
 }

@@ -36,15 +36,15 @@ export interface DeepSliceContext<P extends DeepPage> {
 const WHOLE_LIST: DeepPlan['params'] = { since_id: 0 };
 
 /**
- * Reads the next slice of the stream's deep refresh, when one is under way or due (or `toTheEnd`, for
- * `sync --deep`, which also starts one that is not due and reads to the end of the list). A plain sync
- * reads at most `sync.deepRefreshPagesPerRun` pages, so its regular passes are never held up for long; the
- * refresh goes on from its checkpoint in the next run. Null when no slice was read.
+ * Reads the next slice of the stream's deep refresh, when one is under way, asked for (`sync --deep`) or
+ * due. A plain sync reads at most `sync.deepRefreshPagesPerRun` pages, so its regular passes are never held
+ * up for long, and the refresh goes on from its checkpoint in the next run; `toTheEnd` (`sync --deep`) reads
+ * to the end of the list. Null when no slice was read.
  */
 export async function runDeepSlice<P extends DeepPage>(ctx: DeepSliceContext<P>, toTheEnd: boolean): Promise<DeepSliceReport | null> {
   const { db, stream, logger } = ctx;
   const state = loadDeepRefresh(db, stream.name);
-  if (!toTheEnd && !deepRefreshDue(state, ctx.clock(), ctx.config.sync.deepRefreshIntervalHours)) return null;
+  if (!deepRefreshDue(state, ctx.clock(), ctx.config.sync.deepRefreshIntervalHours)) return null;
   const underWay = state.plan !== null && state.startedAt !== null;
   let checkpoint: DeepCheckpoint = underWay
     ? { kind: 'deep', plan: state.plan!, startedAt: state.startedAt!, pages: state.pages, rows: state.rows, next: state.cursor }

@@ -61,7 +61,7 @@ function planStrategy(input: PlanInput): Plan {
       const changes = strategy.refresh !== undefined;
       if (newest === null) {
         // Nothing stored (or --full): one read of everything is also the refresh, and into an empty table the deep refresh.
-        const empty = stream.noUpdateFilter === true && (full ? newestCreatedAt(db, stream) === null : true);
+        const empty = full ? newestCreatedAt(db, stream) === null : true;
         return { passes: [{ kind: 'list', role: 'new', params: { since_id: 0 } }], refreshes: changes, ...(empty ? { wholeReadStartedAt: now.toISOString() } : {}) };
       }
       const newSinceId = sinceIdForWindow(windowIds(db, stream, overlapStart(newest, settings.idOverlapHours)));

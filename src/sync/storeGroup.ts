@@ -31,8 +31,8 @@ export function createGroupStore(db: Db): (group: PageGroup) => GroupOutcome {
     const pages = group.bodies.map((body) => itemsOf(stream, body));
     const results = pages.map((items) => upsert(items, seq, group.at));
     const drift = recordDrift(db, [...group.drift, ...typeFindings(stream.name, results)], group.at);
-    recordChangeSignals(db, stream, seq);
     const { checkpoint } = group;
+    if (checkpoint.kind === 'deep' || checkpoint.rest.wholeReadStartedAt === undefined) recordChangeSignals(db, stream, seq);
     if (checkpoint.kind === 'deep') return { results, drift, ...storeDeepCheckpoint(db, stream, checkpoint, pages, results, group, seq) };
 
     const { finished } = checkpoint;

@@ -91,7 +91,10 @@ function handle(request: StoreRequest): StoreReply {
         if (!open) begin();
         const outcome = storeGroup(request);
         rowsInTransaction += outcome.results.reduce((sum, result) => sum + result.inserted + result.updated + result.unchanged, 0);
-        if (rowsInTransaction >= MAX_ROWS_PER_COMMIT) commit();
+        // A deep refresh re-reads rows already stored, paced by the API rather than by this thread: committing
+        // each of its groups costs little and keeps a kill from losing a second of pages (which a resumed run
+        // would have to fetch again).
+        if (rowsInTransaction >= MAX_ROWS_PER_COMMIT || request.checkpoint.kind === 'deep') commit();
         else idle = setTimeout(commit, IDLE_COMMIT_MS);
         return takeLostCommit(request.id) ?? { id: request.id, ok: true, outcome };
       } catch (error) {

@@ -86,7 +86,10 @@ export interface Plan {
   passes: Pass[];
   /** Completing the plan re-read every row that could have changed: it resets the refresh clock. */
   refreshes: boolean;
-  /** The plan reads the whole list into an empty table (a first sync): completing it counts as a deep refresh begun then. */
+  /**
+   * The plan reads the whole list into an empty table (a first sync): completing it counts as a deep refresh
+   * begun then, and what it reads signals no change (see recordChangeSignals).
+   */
   wholeReadStartedAt?: string;
   /** The plan re-reads the records signalled as changed up to this change counter: completing it clears those signals. */
   signalsThroughSeq?: number;

@@ -18,9 +18,9 @@ function input(db: Db, stream: Parameters<typeof getStream>[0], extra: Partial<P
 }
 
 describe('planning a stream run', () => {
-  it('reads everything from since_id 0 when nothing is stored, and counts it as the refresh and, for orders, the deep refresh', () => {
+  it('reads everything from since_id 0 when nothing is stored, and counts it as the refresh and as a whole read', () => {
     const { db } = freshMirror();
-    expect(planStream(input(db, 'transactions'))).toEqual({ passes: [{ kind: 'list', role: 'new', params: { since_id: 0 } }], refreshes: false });
+    expect(planStream(input(db, 'transactions'))).toEqual({ passes: [{ kind: 'list', role: 'new', params: { since_id: 0 } }], refreshes: false, wholeReadStartedAt: NOW.toISOString() });
     expect(planStream(input(db, 'orders'))).toEqual({ passes: [{ kind: 'list', role: 'new', params: { since_id: 0 } }], refreshes: true, wholeReadStartedAt: NOW.toISOString() });
     insert(db, 'orders', [[7, '2026-03-09T20:00:00.000Z']]);
     // --full over stored rows reads everything too, but judges no removal: it is no deep refresh.

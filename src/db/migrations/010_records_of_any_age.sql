@@ -8,8 +8,10 @@
 --   last_started_at    when the last completed one began: every change made before then is in the mirror
 --   last_completed_at  when it completed
 --   last_removed       rows it marked removed (the API no longer returned them)
+--   requested_at       `sync --deep` asked for one, not begun yet: the next sync begins it, whether or not it is due
 CREATE TABLE deep_refresh (
   stream TEXT PRIMARY KEY,
+  requested_at TEXT,
   plan TEXT,
   cursor TEXT,
   started_at TEXT,
