@@ -86,4 +86,36 @@ describe('planning a stream run', () => {
     const { db } = freshMirror();
     expect(planStream(input(db, 'unsubscribes'))).toEqual({ passes: [{ kind: 'walk', startedAt: NOW.toISOString() }], refreshes: false });
   });
+
+  it('re-reads signalled activities in created_at windows that each hold about a page of stored rows, leaving what a due refresh reads', () => {
+    const { db } = freshMirror();
+    // Day 1 holds 8 activities an hour, day 2 one; the refresh window starts on 2026-02-07.
+    const rows: Array<[number, string]> = [];
+    for (let i = 0; i < 24 * 8; i++) rows.push([1 + i, new Date(Date.parse('2026-01-01T00:00:00.000Z') + i * 450_000).toISOString()]);
+    for (let i = 0; i < 24; i++) rows.push([1000 + i, new Date(Date.parse('2026-01-02T00:00:00.000Z') + i * 3_600_000).toISOString()]);
+    rows.push([2000, '2026-03-09T22:00:00.000Z']);
+    insert(db, 'activities', rows);
+    const signal = db.prepare('INSERT INTO activity_signals (activity_id, created_at, signalled_seq) VALUES (?, ?, ?)');
+    const created = new Map(rows);
+    // Approvals of 40 activities of day 1, 3 of day 2, and one inside the refresh window.
+    const signalled = [...Array.from({ length: 40 }, (_, i) => 1 + i * 4), 1000, 1010, 1023, 2000];
+    signalled.forEach((id, i) => signal.run(id, created.get(id), 10 + i));
+
+    const plan = planStream(input(db, 'activities', { pageSize: 100, forceRefresh: true }));
+    const windows = plan.passes.filter((pass) => pass.kind === 'list' && pass.role === 'signalled').map((pass) => (pass.kind === 'list' ? pass.params : null));
+    expect(plan.signalsThroughSeq).toBe(10 + signalled.length - 1);
+    // A window ends before the 100th stored row from its start: 00:00 to 12:00 of day 1 (rows 1-97), then
+    // 12:30 to day 2's midnight (92 rows of day 1, 1 of day 2), then the rest of day 2; 43 approvals, 3 requests.
+    expect(windows).toEqual([
+      { created_at_min: '2026-01-01T00:00:00.000Z', created_at_max: '2026-01-01T12:00:01.000Z' },
+      { created_at_min: '2026-01-01T12:30:00.000Z', created_at_max: '2026-01-02T00:00:01.000Z' },
+      { created_at_min: '2026-01-02T10:00:00.000Z', created_at_max: '2026-01-02T23:00:01.000Z' },
+    ]);
+    // Every signalled activity but the one the refresh re-reads lies inside a window.
+    const inside = (id: number) => windows.some((w) => created.get(id)! >= w!.created_at_min! && created.get(id)! < w!.created_at_max!);
+    expect(signalled.filter((id) => !inside(id))).toEqual([2000]);
+    // Nothing signalled, nothing planned.
+    db.prepare('DELETE FROM activity_signals').run();
+    expect(planStream(input(db, 'activities', { pageSize: 100 })).signalsThroughSeq).toBeUndefined();
+  });
 });
