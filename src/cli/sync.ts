@@ -79,7 +79,7 @@ export async function syncCommand(argv: string[], ctx: CommandContext): Promise<
 function summary(stream: StreamReport): string {
   const removed = stream.removed === undefined ? '' : `, ${stream.removed} removed`;
   const refreshed = stream.refreshed ? ', refreshed' : '';
-  const signalled = stream.signalled === undefined ? '' : `, ${stream.signalled} signalled re-read`;
+  const signalled = stream.signalled === undefined ? '' : `, ${stream.signalled.rows} re-read as signalled in ${stream.signalled.pages} pages`;
   const deep = stream.deep === undefined ? '' : `; deep refresh: ${stream.deep.pages} pages, ${stream.deep.updated} updated, ${stream.deep.completed ? `completed, ${stream.deep.removed} removed` : 'goes on at the next sync'}`;
   return `${stream.stream}: ${stream.status}, ${stream.rowsRead} rows read, ${stream.inserted} new, ${stream.updated} updated${removed}, ${stream.pages} pages${refreshed}${signalled}${deep}`;
 }

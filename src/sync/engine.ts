@@ -86,7 +86,7 @@ async function followSignals(reports: StreamReport[], ctx: Omit<StreamRunContext
       inserted: report.inserted + follow.inserted,
       updated: report.updated + follow.updated,
       pages: report.pages + follow.pages,
-      signalled: follow.rowsRead,
+      signalled: { rows: follow.rowsRead, pages: follow.pages },
     };
   }
 }

@@ -48,8 +48,8 @@ export interface StreamReport {
   pages: number;
   /** True when this run re-read the stream's lookback window (or everything). */
   refreshed: boolean;
-  /** Records re-read in the run's follow-up because another stream signalled them changed (counted in the totals too). */
-  signalled?: number;
+  /** The run's follow-up re-read of records another stream signalled changed (counted in the totals too). */
+  signalled?: { rows: number; pages: number };
   /** What this run read of a deep refresh (counted in the totals above too); absent when it read none. */
   deep?: DeepSliceReport;
   error?: string;
