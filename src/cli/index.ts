@@ -15,7 +15,7 @@ interface CommandEntry {
 
 const COMMANDS: Record<string, CommandEntry> = {
   sync: {
-    summary: 'pull the streams incrementally into the mirror (--stream NAME… --full --refresh --accept-removals)',
+    summary: 'pull the streams incrementally into the mirror (--stream NAME… --full --refresh --deep --accept-removals)',
     needsConfig: true,
     run: async (argv, ctx) => (await import('./sync.js')).syncCommand(argv, ctx),
   },
