@@ -24,8 +24,11 @@ DIR defaults to ./demo-data; a second run reuses it (an incremental sync against
 const SIZES = ['tiny', 'small', 'medium'] as const;
 /** Every simulated program has rewards 1 to 5; reward 1 costs 100 points. */
 const EXAMPLE_REWARD_ID = 1;
-/** The claim's cost with room to spare, so the example customer can pay for it. */
-const EXAMPLE_POINTS_NEEDED = 1000;
+/**
+ * The claim's cost with room to spare, so the example customer can pay for it; low enough that a `tiny`
+ * program, where order points are still pending for months, has such a customer.
+ */
+const EXAMPLE_POINTS_NEEDED = 400;
 /** `simulate --seed` with this seed serves the demo's program again, with the same merchant ids and keys. */
 const DEMO_SEED = 2026;
 

@@ -55,7 +55,7 @@ const HELP = `Usage: loyalty-sync simulate [--port N] [--host H] [--seed S] [--s
                              [--profile ${PROFILE_NAMES.join('|')}] [--page-order newest-first|oldest-first] [--faults SPEC]
 
 Serves the built-in Admin API simulator on loopback until SIGINT/SIGTERM, and prints its address,
-a full key and a read-only key, and the /__sim control routes (tick, faults, ledger, truth, stats).
+a full key and a read-only key, and the /__sim control routes (tick, age-changes, faults, ledger, truth, stats).
 Defaults: port 8787 (the config's default base URL), host 127.0.0.1, seed 1, size medium,
 profile full, newest-first pages. The data end at the current hour.
 
@@ -132,7 +132,8 @@ export async function simulateCommand(argv: string[]): Promise<number> {
       `API simulator listening on ${sim.url} (API under ${sim.url}/v2, profile ${String(options.profile)}${options.size === undefined ? '' : `, size ${String(options.size)}`}, seed ${options.seed ?? 1})`,
       `  full key:      ${sim.keys.full}`,
       `  read-only key: ${sim.keys.readOnly}`,
-      `  control:       POST ${control}/tick {"steps":N}   PUT|DELETE ${control}/faults   PUT ${control}/page-order {"order":"oldest-first"}`,
+      `  control:       POST ${control}/tick {"steps":N}   POST ${control}/age-changes {"refund":{"count":N,"minAgeDays":D}}`,
+      `                 PUT|DELETE ${control}/faults   PUT ${control}/page-order {"order":"oldest-first"}`,
       `                 PUT|DELETE ${control}/rate-limit {"requestsPerSecond":N,"burst":N}   GET ${control}/ledger   GET ${control}/truth/STREAM   GET ${control}/stats`,
       `  try: LOYALTY_BASE_URL=${sim.url} LOYALTY_API_KEY=${sim.keys.full} npx loyalty-sync whoami`,
       'Press Ctrl+C to stop.',

@@ -1,11 +1,12 @@
 import { envelopeError, json, parseJsonObject } from './http.js';
 import type { Reply } from './http.js';
-import type { FaultSpec, LedgerEntry, PageOrder, SimulatorStats, StreamName } from './types.js';
+import type { FaultSpec, LedgerEntry, OldRecordChanges, PageOrder, SimulatorStats, StreamName } from './types.js';
 import { STREAM_NAMES } from './types.js';
 
 /** The in-process control surface the `/__sim` routes drive from another process. */
 export interface Controls {
   tick(steps: number): void;
+  changeOldRecords(request: Readonly<Record<string, unknown>>): OldRecordChanges;
   faults(): FaultSpec;
   setFaults(spec: Readonly<Record<string, unknown>> | null): void;
   setPageOrder(order: PageOrder): void;
@@ -21,18 +22,20 @@ function isStream(name: string): name is StreamName {
 }
 
 /** A bad control request is a programming error in a test or script: say exactly what was wrong. */
-function guard(action: () => void): Reply {
+function guard(action: () => unknown): Reply {
+  let result: unknown;
   try {
-    action();
+    result = action();
   } catch (error) {
     if (error instanceof RangeError || error instanceof TypeError) throw envelopeError(400, error.message, 'invalid_control');
     throw error;
   }
-  return json(200, { ok: true });
+  return json(200, result ?? { ok: true });
 }
 
 /**
- * `/__sim/...`: POST tick {"steps":n}; GET|PUT|DELETE faults; PUT page-order {"order"};
+ * `/__sim/...`: POST tick {"steps":n}; POST age-changes {"approve"|"void"|"refund"|"edit": {"count","minAgeDays","maxAgeDays"?}}
+ * (answers what changed); GET|PUT|DELETE faults; PUT page-order {"order"};
  * PUT|DELETE rate-limit; PUT|DELETE schema-drift {"unlistedField","unlistedEnumValue"}; GET ledger; GET truth/{stream}; GET stats. No auth: loopback only.
  */
 export function controlRoute(controls: Controls, method: string, path: string, body: string): Reply {
@@ -44,6 +47,8 @@ export function controlRoute(controls: Controls, method: string, path: string, b
       controls.tick(steps);
       return json(200, { ok: true });
     }
+    case 'POST /__sim/age-changes':
+      return guard(() => controls.changeOldRecords(parseJsonObject(body, true)));
     case 'GET /__sim/faults':
       return json(200, controls.faults());
     case 'PUT /__sim/faults':

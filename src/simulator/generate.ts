@@ -1,7 +1,8 @@
 import { CUSTOM_PLATFORM, FLOWS, MANUAL_RULES, REVIEW_TEXTS, REWARD_TEMPLATES, RULES } from './catalog.js';
 import { Review } from './model.js';
 import type { Activity, ActivityState, Customer, ReviewStatus, Unsubscribe } from './model.js';
-import { makeOrder, refundOrder } from './orders.js';
+import { pendingPeriod } from './liveRates.js';
+import { makeOrder, planRefund } from './orders.js';
 import { makeCustomer, pickCustomerAt } from './people.js';
 import { Store } from './store.js';
 import { DAY, HISTORY_SPAN, HOUR, MINUTE } from './time.js';
@@ -10,9 +11,9 @@ import type { DataSizes } from './types.js';
 
 const VOID_RATE = 0.03;
 const EXPIRED_RATE = 0.01;
-/** Only recent activities can still be pending: older ones have been decided. */
-const PENDING_WINDOW = 14 * DAY;
 const REVIEW_POINTS = 50;
+/** Customers joined over a longer past than the orders and activities cover, so some are months older than any order. */
+const CUSTOMER_SPAN = 2 * HISTORY_SPAN;
 
 /** Builds the whole program from the seed, oldest record first, so each embedded balance is the one at that instant. */
 export function generate(seed: number, sizes: DataSizes, epoch: number, features: ProgramFeatures): Store {
@@ -20,14 +21,11 @@ export function generate(seed: number, sizes: DataSizes, epoch: number, features
   const start = epoch - HISTORY_SPAN;
   generateRewards(store, sizes.rewards);
   for (let i = 0; i < sizes.customers; i++) {
-    makeCustomer(store, start + Math.floor(((i + store.rng.next() * 0.5) / sizes.customers) * (HISTORY_SPAN - DAY)), 0);
+    makeCustomer(store, epoch - CUSTOMER_SPAN + Math.floor(((i + store.rng.next() * 0.5) / sizes.customers) * (CUSTOMER_SPAN - DAY)), 0);
   }
   for (let i = 0; i < sizes.orders; i++) {
     const at = start + Math.floor(((i + store.rng.next()) / sizes.orders) * HISTORY_SPAN);
-    const order = makeOrder(store, pickCustomerAt(store, at), at, 0);
-    const roll = store.rng.next();
-    if (roll < 0.05) refundOrder(order, Math.min(at + store.rng.int(1, 240) * HOUR, store.epoch - MINUTE), false, false);
-    else if (roll < 0.08) refundOrder(order, Math.min(at + store.rng.int(1, 240) * HOUR, store.epoch - MINUTE), true, store.rng.chance(0.5));
+    planRefund(store, makeOrder(store, pickCustomerAt(store, at), at, 0));
   }
   if (features.activities) generateActivities(store, sizes, generateReviews(store, sizes.reviews, start), start);
   else generatePointMovements(store, sizes.transactions, start);
@@ -113,8 +111,7 @@ function generateActivities(store: Store, sizes: DataSizes, approvedReviews: Rev
 function generatedActivity(store: Store, customer: Customer, at: number): Activity {
   const rng = store.rng;
   const roll = rng.next();
-  const recent = at > store.epoch - PENDING_WINDOW;
-  const state: ActivityState = rng.chance(EXPIRED_RATE) ? 'expired' : recent && rng.chance(0.4) ? 'pending' : 'approved';
+  const state: ActivityState = rng.chance(EXPIRED_RATE) ? 'expired' : 'approved';
   if (roll < 0.05 && customer.pointsApproved >= 20 && state === 'approved') {
     return store.recordActivity({ customer, value: -rng.int(10, Math.min(200, customer.pointsApproved)), state, rule: RULES.expiration, flow: null, resource: null, at, visibleAt: 0 });
   }
@@ -128,9 +125,12 @@ function generatedActivity(store: Store, customer: Customer, at: number): Activi
   if (roll < 0.35) {
     return store.recordActivity({ customer, value: 250, state, rule: RULES.birthday, flow: null, resource: { type: 'customer', id: customer.id }, at, visibleAt: 0 });
   }
+  // Order points are held for the merchant's return window: still pending when it ends after the epoch.
   const order = store.orders.length > 0 ? rng.pick(store.orders) : null;
   const resource = order ? { type: 'order' as const, id: order.id } : null;
-  return store.recordActivity({ customer, value: rng.int(10, 500), state, rule: RULES.order, flow: FLOWS[1], resource, at, visibleAt: 0, merchantId: order?.merchantId });
+  const pendingUntil = at + pendingPeriod(rng);
+  const held: ActivityState = state === 'approved' && pendingUntil > store.epoch ? 'pending' : state;
+  return store.recordActivity({ customer, value: rng.int(10, 500), state: held, rule: RULES.order, flow: FLOWS[1], resource, at, visibleAt: 0, merchantId: order?.merchantId, pendingUntil });
 }
 
 /** A program without activities (or reviews, whose approval earns one): points come by imports and go by redemptions. */

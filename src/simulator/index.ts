@@ -5,10 +5,13 @@ export { PROFILE_NAMES, PROFILES } from './profiles.js';
 export type { Profile, ProgramFeatures } from './profiles.js';
 export { SIMULATED_EPOCH, currentHour } from './time.js';
 export type {
+  AgedPick,
   DataSizes,
   FaultSpec,
   LedgerEntry,
   LedgerKind,
+  OldRecordChangeRequest,
+  OldRecordChanges,
   PageOrder,
   ProfileName,
   RateLimit,

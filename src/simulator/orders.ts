@@ -1,4 +1,5 @@
 import { FULFILLMENT_STATUSES, GATEWAYS, SOURCE_NAMES } from './catalog.js';
+import { refundPlan } from './liveRates.js';
 import { Order } from './model.js';
 import type { Customer, Payment, PaymentStatus } from './model.js';
 import type { Store } from './store.js';
@@ -50,4 +51,16 @@ export function refundOrder(order: Order, at: number, full: boolean, cancel: boo
   }
   if (cancel) order.cancelled = true;
   order.updatedAt = Math.max(at, order.createdAt + HOUR / 60);
+}
+
+/**
+ * Draws the refund an order gets in its life (most get none): one already due, in generated
+ * history, happens now; a later one waits in the store's queue for the tick it falls in.
+ */
+export function planRefund(store: Store, order: Order): void {
+  const plan = refundPlan(store.rng);
+  if (plan === null) return;
+  const due = order.createdAt + plan.delay;
+  if (due <= store.now) refundOrder(order, due, plan.full, plan.cancel);
+  else store.refundsDue.push(due, { order, plan });
 }

@@ -62,3 +62,10 @@ export function pickCustomerAt(store: Store, at: number): Customer {
   }
   return customers[Math.floor(store.rng.next() * Math.max(1, low))];
 }
+
+/** A change that moves no points: a profile edit, and for a registered customer, an enrolment. */
+export function editCustomer(store: Store, customer: Customer, at: number): void {
+  customer.enrolled = customer.guest ? customer.enrolled : true;
+  customer.properties = { ...customer.properties, last_profile_edit: `edit ${store.tick}` };
+  store.touchCustomer(customer, at);
+}

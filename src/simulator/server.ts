@@ -8,6 +8,7 @@ import { controlRoute } from './control.js';
 import type { Controls } from './control.js';
 import { FaultInjector, rateLimited, validateFaults } from './faults.js';
 import { generate } from './generate.js';
+import { changeOldRecords, validateOldRecordChanges } from './oldRecords.js';
 import { errorReply, HttpError, readBody } from './http.js';
 import type { Reply } from './http.js';
 import { Ledger } from './ledger.js';
@@ -76,6 +77,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     tick: (steps) => {
       for (let i = 0; i < steps; i++) tick(store, sizes);
     },
+    changeOldRecords: (request) => changeOldRecords(store, validateOldRecordChanges(request)),
     faults: () => faults.current(),
     setFaults: (spec) => faults.set(spec === null ? null : validateFaults(spec)),
     setPageOrder: (order) => {
@@ -171,6 +173,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     url: `http://${host}:${port}`,
     keys,
     tick: (steps = 1) => controls.tick(steps),
+    changeOldRecords: (request) => controls.changeOldRecords({ ...request }),
     setFaults: controls.setFaults,
     setPageOrder: controls.setPageOrder,
     setRateLimit,

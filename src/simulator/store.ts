@@ -1,4 +1,7 @@
 import { RULES, TIERS } from './catalog.js';
+import { DueQueue } from './dueQueue.js';
+import { pendingPeriod } from './liveRates.js';
+import type { RefundPlan } from './liveRates.js';
 import { Activity, Customer, Review, Transaction } from './model.js';
 import type { ActivityResource, ActivityState, Balances, Flow, Order, Reward, Rule, TransactionResource, Unsubscribe } from './model.js';
 import type { ProgramFeatures } from './profiles.js';
@@ -28,6 +31,10 @@ export class Store {
   unsubscribes: Unsubscribe[] = [];
   /** Bumped whenever a customer's updated_at moves, so views sorted by updated_at know to rebuild. */
   customersVersion = 0;
+  /** Pending activities by the end of their pending period, when a tick approves or voids them. */
+  readonly pendingUntil = new DueQueue<Activity>();
+  /** Refunds planned at each order's creation, by the time they happen. */
+  readonly refundsDue = new DueQueue<{ order: Order; plan: RefundPlan }>();
   private readonly next = { ...FIRST_ID };
 
   constructor(
@@ -91,6 +98,8 @@ export class Store {
     at: number;
     visibleAt: number;
     merchantId?: string;
+    /** When a pending activity's period ends; drawn when not given. */
+    pendingUntil?: number;
   }): Activity {
     const { customer, value, state, at, visibleAt } = input;
     const pendingSide = state === 'pending' || state === 'expired';
@@ -100,16 +109,20 @@ export class Store {
     const id = this.newId('activity');
     const activity = new Activity(id, input.merchantId ?? `act_${id}`, customer, customer.balances(), value, state, at, input.rule, input.flow, input.resource, visibleAt);
     this.activities.push(activity);
+    if (state === 'pending') this.pendingUntil.push(input.pendingUntil ?? at + pendingPeriod(this.rng), activity);
     this.addTransaction('activity', customer, activity.customerAtCreation, pendingSide ? 0 : value, pendingSide ? value : 0, at, activity, state, visibleAt);
     return activity;
   }
 
-  approveActivity(activity: Activity, at: number): void {
+  /** Approving moves the points from pending to approved and writes the transaction that says so. */
+  approveActivity(activity: Activity, at: number, visibleAt: number): void {
     if (activity.state !== 'pending') return;
+    const customer = activity.customer;
     activity.state = 'approved';
-    activity.customer.pointsPending -= activity.value;
-    activity.customer.pointsApproved += activity.value;
-    this.touchCustomer(activity.customer, at);
+    customer.pointsPending -= activity.value;
+    customer.pointsApproved += activity.value;
+    this.touchCustomer(customer, at);
+    this.addTransaction('activity', customer, customer.balances(), activity.value, -activity.value, at, activity, 'approved', visibleAt);
   }
 
   /** Voiding leaves the activity's first transaction in place and adds the one that takes the points back. */

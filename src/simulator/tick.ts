@@ -1,13 +1,14 @@
 import { FLOWS, MANUAL_RULES, RULES } from './catalog.js';
 import type { Row } from './model.js';
 import { extraTransaction } from './generate.js';
-import { makeOrder, refundOrder } from './orders.js';
-import { makeCustomer, pickCustomerAt } from './people.js';
+import { customerEditsThisHour, VOIDED_AT_PERIOD_END } from './liveRates.js';
+import { makeOrder, planRefund, refundOrder } from './orders.js';
+import { editCustomer, makeCustomer, pickCustomerAt } from './people.js';
 import type { Store } from './store.js';
 import { HOUR } from './time.js';
 import type { DataSizes } from './types.js';
 
-/** Share of each stream's initial size that one tick adds or changes; small, like an hour of a live program. */
+/** Share of each stream's initial size that one tick adds (unsubscribes: adds and removes). */
 const GROWTH_PER_TICK = 0.005;
 const LATE_SHARE = 0.2;
 
@@ -48,8 +49,12 @@ export function tick(store: Store, sizes: DataSizes): void {
   const start = store.now;
   store.now += HOUR;
   let moment = start;
+  // Changes to older records were planned when each record was created; take those the hour made due.
+  const periodsEnded = store.pendingUntil.takeDue(store.now);
+  const refunds = store.refundsDue.takeDue(store.now);
+  const edits = customerEditsThisHour(rng, store.customers.length);
   // Events of the hour get increasing times spread over it, so rows created in it keep creation order.
-  const planned = perTick(sizes.customers, 2) * 2 + perTick(sizes.orders, 2) * 2 + perTick(sizes.activities, 3);
+  const planned = perTick(sizes.customers, 2) + perTick(sizes.orders, 2) * 2 + perTick(sizes.activities, 3) + periodsEnded.length + refunds.length + edits;
   const maxStep = Math.max(1, Math.floor(HOUR / (2 * planned)));
   const nextMoment = () => (moment = Math.min(moment + rng.int(1, maxStep), store.now));
 
@@ -58,18 +63,17 @@ export function tick(store: Store, sizes: DataSizes): void {
   const has = store.features;
   if (has.newCustomers) for (let i = perTick(sizes.customers, 2); i > 0; i--) makeCustomer(store, nextMoment(), store.tick);
 
-  // Pending activities are decided before this hour's new ones exist, so a new one is never decided at once.
-  for (const activity of store.activities) {
-    if (activity.state !== 'pending' || activity.visibleAt > store.tick - 1) continue;
-    const roll = rng.next();
-    if (roll < 0.25) store.approveActivity(activity, nextMoment());
-    else if (roll < 0.3) store.voidActivity(activity, nextMoment(), store.tick);
+  for (const { item: activity } of periodsEnded) {
+    if (activity.state !== 'pending') continue;
+    if (rng.chance(VOIDED_AT_PERIOD_END)) store.voidActivity(activity, nextMoment(), store.tick);
+    else store.approveActivity(activity, nextMoment(), store.tick);
   }
 
   for (let i = perTick(sizes.orders, 2); i > 0; i--) {
     const at = nextMoment();
     const customer = pickCustomerAt(store, at);
     const order = makeOrder(store, customer, at, store.tick);
+    planRefund(store, order);
     if (!has.activities) continue;
     const points = Math.max(1, Math.floor(order.totalCents / 10_000));
     store.recordActivity({ customer, value: points, state: 'pending', rule: RULES.order, flow: FLOWS[1], resource: { type: 'order', id: order.id }, at, visibleAt: store.tick, merchantId: order.merchantId });
@@ -84,20 +88,13 @@ export function tick(store: Store, sizes: DataSizes): void {
     const rule = rng.pick(MANUAL_RULES);
     store.recordActivity({ customer: pickCustomerAt(store, at), value: rng.int(5, 300), state: 'approved', rule, flow: null, resource: null, at, visibleAt: store.tick });
   }
-  // Some customers change without any points moving: a profile edit, an enrolment.
-  for (let i = perTick(sizes.customers, 1); i > 0; i--) {
-    const customer = rng.pick(store.customers);
-    customer.enrolled = customer.guest ? customer.enrolled : true;
-    customer.properties = { ...customer.properties, last_profile_edit: `edit ${store.tick}` };
-    store.touchCustomer(customer, nextMoment());
-  }
+  // Customers of any age change now and then without points moving.
+  for (let i = edits; i > 0; i--) editCustomer(store, rng.pick(store.customers), nextMoment());
 
-  const shownOrders = before.orders;
-  for (let i = perTick(sizes.orders, 1); i > 0 && shownOrders > 0; i--) {
-    const order = store.orders[rng.int(0, shownOrders - 1)];
+  for (const { item } of refunds) {
+    const { order, plan } = item;
     if (order.cancelled || order.refundStatus === 'refunded') continue;
-    const full = rng.chance(0.4);
-    refundOrder(order, nextMoment(), full, full && rng.chance(0.5));
+    refundOrder(order, nextMoment(), plan.full, plan.cancel);
   }
 
   for (let i = perTick(sizes.unsubscribes, 1); i > 0; i--) insertUnsubscribe(store, rng.hex(24), rng.pick(store.customers).email);

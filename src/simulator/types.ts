@@ -72,8 +72,8 @@ export interface SimulatorOptions {
   /** Default 1; the same seed (and epoch) gives the same data. */
   seed?: number;
   /**
-   * The simulated "now" at tick 0, in ms since 1970; the generated history covers the 90 days
-   * before it. Default SIMULATED_EPOCH, a fixed date, so tests are reproducible; `demo` and
+   * The simulated "now" at tick 0, in ms since 1970; the generated orders and activities cover the
+   * 90 days before it, customers the 180 days before it. Default SIMULATED_EPOCH, a fixed date, so tests are reproducible; `demo` and
    * `simulate` pass the current hour so the data look recent to a worker on a real clock.
    */
   epoch?: number;
@@ -109,6 +109,42 @@ export interface SimulatorStats {
   faultsInjected: number;
 }
 
+/** How many records of one kind to change, and how old each must be (by created_at, on the simulator's clock). */
+export interface AgedPick {
+  count: number;
+  minAgeDays: number;
+  /** Default: no upper bound. */
+  maxAgeDays?: number;
+}
+
+/**
+ * Old records to change on purpose (`changeOldRecords`, `POST /__sim/age-changes`): `approve` pending
+ * activities, `void` approved or pending ones that earned points, `refund` what is left on orders,
+ * `edit` customers. Records are drawn from the seeded sequence among the visible ones of that age.
+ */
+export interface OldRecordChangeRequest {
+  approve?: AgedPick;
+  void?: AgedPick;
+  refund?: AgedPick;
+  edit?: AgedPick;
+}
+
+/** What `changeOldRecords` changed, by id ascending per kind. */
+export interface OldRecordChanges {
+  /** The simulator's clock the ages were measured against. */
+  clock: string;
+  /** Activity ids, each now `approved`, with a new transaction. */
+  approved: number[];
+  /** Activity ids, each now `void`, with a new transaction. */
+  voided: number[];
+  /** Order ids, refunded in full (no transaction: a refund moves no points). */
+  refunded: number[];
+  /** Customer ids, edited without points moving. */
+  edited: number[];
+  /** The new transactions (approvals' and voids'), by id ascending. */
+  transactions: number[];
+}
+
 export interface SimulatorHandle {
   /** Base address, e.g. http://127.0.0.1:41234; every API path is /v2/... under it. */
   url: string;
@@ -116,6 +152,8 @@ export interface SimulatorHandle {
   keys: { full: string; readOnly: string };
   /** Moves the simulated clock one hour per step and makes the data change like a live program. */
   tick(steps?: number): void;
+  /** Changes old records on purpose; a RangeError (and no change) when the request is invalid or too few records are that old. */
+  changeOldRecords(request: OldRecordChangeRequest): OldRecordChanges;
   setFaults(spec: FaultSpec | null): void;
   setPageOrder(order: PageOrder): void;
   setRateLimit(limit: RateLimit | null): void;

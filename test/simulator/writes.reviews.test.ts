@@ -17,8 +17,8 @@ interface TransactionRow {
   activity?: { id: number; state: string };
 }
 
-/** The generator names the reviews it holds on platform custom rev-1000, rev-1001, … */
-const REVIEW = '/v2/reviews/custom/rev-1003';
+/** The generator names the reviews it holds on platform custom rev-1000, rev-1001, …; with seed 9 this one has earned no points yet. */
+const REVIEW = '/v2/reviews/custom/rev-1004';
 
 describe('reviews', () => {
   let sim: SimulatorHandle;
@@ -32,18 +32,18 @@ describe('reviews', () => {
     const before = sim.truth('activities').length;
     const answer = await call(sim, REVIEW, { method: 'PUT', json: { status: 'approved', full_text: 'Lovely, "really" — 5/5', rating: 5, images_count: 2, videos_count: 0, date: '2026-03-01T10:00:00.000Z' } });
     expect(answer.status).toBe(200);
-    expect(answer.body).toMatchObject({ review: { platform: 'custom', merchant_id: 'rev-1003', status: 'approved', rating: 5, images_count: 2, merchant_updated_at: '2026-03-01T10:00:00.000Z', customer: { id: expect.any(Number), email: expect.any(String) } } });
+    expect(answer.body).toMatchObject({ review: { platform: 'custom', merchant_id: 'rev-1004', status: 'approved', rating: 5, images_count: 2, merchant_updated_at: '2026-03-01T10:00:00.000Z', customer: { id: expect.any(Number), email: expect.any(String) } } });
     const activities = sim.truth('activities') as ActivityRow[];
     expect(activities.length).toBeGreaterThan(before);
     expect(activities.at(-1)).toMatchObject({ state: 'approved', rule: { name: 'submitted a review' } });
     await call(sim, REVIEW, { method: 'PUT', json: { status: 'approved' } });
-    expect((sim.truth('activities') as ActivityRow[]).filter((a) => a.merchant_id === 'rev-1003' && a.state !== 'void')).toHaveLength(1);
+    expect((sim.truth('activities') as ActivityRow[]).filter((a) => a.merchant_id === 'rev-1004' && a.state !== 'void')).toHaveLength(1);
   });
 
   it('DELETE voids the review activities, each with an adding and a removing transaction; again answers deleted:false', async () => {
     const deleted = await call(sim, REVIEW, { method: 'DELETE' });
     expect(deleted).toMatchObject({ status: 200, body: { deleted: true } });
-    const voided = (await walkBySinceId<ActivityRow>(sim, '/v2/activities', 'activities', { limit: '500' })).filter((a) => a.merchant_id === 'rev-1003');
+    const voided = (await walkBySinceId<ActivityRow>(sim, '/v2/activities', 'activities', { limit: '500' })).filter((a) => a.merchant_id === 'rev-1004');
     expect(voided.length).toBeGreaterThan(0);
     const transactions = await walkBySinceId<TransactionRow>(sim, '/v2/transactions', 'transactions', { limit: '500' });
     for (const activity of voided) {

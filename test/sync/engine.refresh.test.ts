@@ -52,6 +52,8 @@ describe('sync --refresh after the program changed', () => {
       const before = ids(db, 'transactions');
       const maxBefore = Math.max(...before);
       sim.tick(2);
+      // A real program's hours rarely refund a recent order or end a pending period inside the lookback window, so do both on purpose.
+      sim.changeOldRecords({ refund: { count: 1, minAgeDays: 1, maxAgeDays: 20 }, approve: { count: 1, minAgeDays: 1, maxAgeDays: 20 } });
       const report = await sync(sim, db, path, { refresh: true });
       expect(report.streams.filter((s) => s.status !== 'succeeded')).toEqual([]);
       for (const id of ids(db, 'transactions')) if (!before.has(id) && id < maxBefore) lateSeen += 1;
