@@ -48,17 +48,22 @@ declare module 'vitest' {
     swift: { endpoint: string; accessKeyId: string; secretAccessKey: string };
     /** Path of the promtool binary that checks exposition and rules (test/metrics, test/deploy). */
     promtool: string;
+    /** Path of the Prometheus server that scrapes a running `run` (test/deploy). */
+    prometheus: string;
+    /** Path of the Pushgateway that `once --pushgateway` pushes to (test/metrics). */
+    pushgateway: string;
   }
 }
 
 /**
- * Brings Swift and promtool into the cache folder when they are missing, then starts one real
- * S3-protocol server (OpenStack Swift) for every object-storage test of the run.
+ * Brings Swift, promtool, Prometheus and the Pushgateway into the cache folder when they are missing,
+ * then starts one real S3-protocol server (OpenStack Swift) for every object-storage test of the run.
  */
 export default async function setup(project: TestProject): Promise<() => void> {
   checkBuildIsCurrent();
   bringTool('scripts/install-swift.sh');
-  project.provide('promtool', bringTool('scripts/install-promtool.sh'));
+  const prometheus = bringTool('scripts/install-prometheus.sh');
+  for (const tool of ['promtool', 'prometheus', 'pushgateway'] as const) project.provide(tool, join(prometheus, tool));
   const swift = await startSwift();
   project.provide('swift', { endpoint: swift.endpoint, accessKeyId: swift.accessKeyId, secretAccessKey: swift.secretAccessKey });
   return () => swift.stop();

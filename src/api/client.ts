@@ -1,6 +1,7 @@
 import type { Config } from '../config.js';
 import { registerSecret, type Logger } from '../log.js';
 import type { OpsFacts } from '../metrics/facts.js';
+import { ApiClock } from './apiClock.js';
 import { ApiError, describeError, isIdempotent, kindAfterSending, kindOfStatus, parseErrorBody } from './errors.js';
 import { HttpTransport, type HttpRequest, type HttpResponse, type QueryValue } from './http.js';
 import { RateLimiter } from './rateLimiter.js';
@@ -99,6 +100,8 @@ const REVIEW_ENDPOINT = '/v2/reviews/{platform}/{merchant_id}';
 /** One typed function per endpoint of the Admin API v2, with retries, rate limiting and typed errors. */
 export class ApiClient {
   readonly stats: ApiStats = { requests: 0, retries: 0, rateLimited: 0, failures: 0 };
+  /** The API's clock, from the Date header of the latest answer of any status. */
+  readonly clock = new ApiClock();
   readonly #transport: HttpTransport;
   readonly #limiter: RateLimiter;
   readonly #logger: Logger;
@@ -291,6 +294,7 @@ export class ApiClient {
         throw error;
       }
       this.#facts?.apiRequest(endpoint, response.status, (performance.now() - started) / 1000);
+      this.clock.observe(response.headers.date);
       this.#logger.debug({ method, path, status: response.status, ms: Math.round(performance.now() - started) }, 'api request');
       if ((response.status < 200 || response.status >= 300) && !accept.includes(response.status)) throw this.#statusError(request, response);
       return read(response);

@@ -2,6 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import pRetry from 'p-retry';
 import type { Logger } from '../log.js';
 import { ApiError, describeError, isRetryable, isUnreachable } from './errors.js';
+import { parseHttpDate } from './httpDate.js';
 import { MAX_TIMER_MS } from './maxTimer.js';
 
 export interface RetryPolicy {
@@ -124,12 +125,6 @@ export function limiterPauseMs(retryAfterMs: number | undefined, policy: Pick<Re
 }
 
 const DELAY_SECONDS = /^\s*\d+(\.\d+)?\s*$/;
-/** The three HTTP-date forms a recipient must accept (RFC 9110, 5.6.7): IMF-fixdate, RFC 850, asctime. */
-const HTTP_DATES = [
-  /^[A-Z][a-z]{2}, \d{2} [A-Z][a-z]{2} \d{4} \d{2}:\d{2}:\d{2} GMT$/,
-  /^[A-Z][a-z]+, \d{2}-[A-Z][a-z]{2}-\d{2} \d{2}:\d{2}:\d{2} GMT$/,
-  /^[A-Z][a-z]{2} [A-Z][a-z]{2} [ \d]\d \d{2}:\d{2}:\d{2} \d{4}$/,
-];
 
 /**
  * Retry-After is either delay-seconds or an HTTP date (RFC 9110, 10.2.3), as milliseconds from now.
@@ -140,7 +135,6 @@ export function parseRetryAfter(value: string | string[] | undefined, now = Date
   const text = (Array.isArray(value) ? value[0] : value)?.trim();
   if (text === undefined || text === '') return undefined;
   if (DELAY_SECONDS.test(text)) return Math.min(Math.round(Number(text) * 1000), Number.MAX_SAFE_INTEGER);
-  if (!HTTP_DATES.some((form) => form.test(text))) return undefined;
-  const date = Date.parse(text);
-  return Number.isNaN(date) ? undefined : Math.min(Math.max(0, date - now), Number.MAX_SAFE_INTEGER);
+  const date = parseHttpDate(text);
+  return date === undefined ? undefined : Math.min(Math.max(0, date - now), Number.MAX_SAFE_INTEGER);
 }

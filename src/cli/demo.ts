@@ -51,7 +51,7 @@ export async function demoCommand(argv: string[], ctx: CommandContext): Promise<
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   const out = (line: string) => ctx.stdout.write(`${line}\n`);
 
-  const sim = await startSimulator({ size, seed: DEMO_SEED, epoch: currentHour() });
+  const sim = await startSimulator({ size, seed: DEMO_SEED, epoch: currentHour(), clock: Date.now });
   try {
     out(`simulator: ${sim.url} (size ${size})`);
     const config = loadConfig({

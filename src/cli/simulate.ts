@@ -104,8 +104,10 @@ export async function simulateCommand(argv: string[]): Promise<number> {
       seed: integerFlag('seed', values.seed, 0, 2 ** 31 - 1),
       size: countsFixed ? undefined : (size ?? 'medium'),
       profile,
-      // Data dated up to the current hour, so a worker on a real clock sees recent records.
+      // Data dated up to the current hour, so a worker on a real clock sees recent records, and writes
+      // stamped with the real time they were applied, so it can find them again by time.
       epoch: currentHour(),
+      clock: Date.now,
       pageOrder: choiceFlag('page-order', values['page-order'], PAGE_ORDERS),
       faults: values.faults === undefined ? undefined : parseFaultSpec(values.faults),
     };

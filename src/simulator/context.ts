@@ -2,6 +2,7 @@ import type { Credential } from './auth.js';
 import type { Ledger } from './ledger.js';
 import type { Store } from './store.js';
 import type { StreamDefs } from './streams.js';
+import type { WallClock } from './time.js';
 import type { PageOrder } from './types.js';
 
 /** What a route handler may touch: one simulator's state, never a module-level singleton. */
@@ -10,6 +11,8 @@ export interface SimContext {
   ledger: Ledger;
   streams: StreamDefs;
   pageOrder: PageOrder;
+  /** Writes through the API are stamped with the time it reads when they are applied. */
+  clock: WallClock;
 }
 
 export interface RouteRequest {

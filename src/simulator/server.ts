@@ -1,4 +1,4 @@
-import { SIMULATED_EPOCH } from './time.js';
+import { clockFrom, SIMULATED_EPOCH } from './time.js';
 import { createServer } from 'node:http';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -23,8 +23,13 @@ import type { PageOrder, SimulatorHandle, SimulatorOptions, SimulatorStats } fro
 
 const CONTROL_PREFIX = '/__sim/';
 
-function send(res: ServerResponse, reply: Reply): void {
-  const headers: Record<string, string | number> = { 'content-length': Buffer.byteLength(reply.body), ...reply.headers };
+/**
+ * Every answer carries the simulated time in its Date header (RFC 9110's IMF-fixdate), which node would
+ * otherwise fill from the machine's clock: a client that measures the API's clock sees the one that
+ * stamped the writes.
+ */
+function send(res: ServerResponse, reply: Reply, now: number): void {
+  const headers: Record<string, string | number> = { date: new Date(now).toUTCString(), 'content-length': Buffer.byteLength(reply.body), ...reply.headers };
   const contentType = reply.contentType ?? 'application/json; charset=utf-8';
   if (contentType !== '') headers['content-type'] = contentType;
   res.writeHead(reply.status, headers);
@@ -32,9 +37,9 @@ function send(res: ServerResponse, reply: Reply): void {
 }
 
 /** A 200 whose declared length is never reached: the client sees a body cut off halfway. */
-function sendTruncated(res: ServerResponse, reply: Reply): void {
+function sendTruncated(res: ServerResponse, reply: Reply, now: number): void {
   const bytes = Buffer.from(reply.body);
-  res.writeHead(reply.status, { 'content-length': bytes.length, 'content-type': reply.contentType ?? 'application/json; charset=utf-8', ...reply.headers });
+  res.writeHead(reply.status, { date: new Date(now).toUTCString(), 'content-length': bytes.length, 'content-type': reply.contentType ?? 'application/json; charset=utf-8', ...reply.headers });
   res.write(bytes.subarray(0, Math.floor(bytes.length / 2)), () => res.destroy());
 }
 
@@ -68,8 +73,11 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
   };
   setRateLimit(options.rateLimit ?? null);
   const drift = { current: validateServedDrift({ ...options.servedDrift }) };
-  const store = generate(seed, sizes, options.epoch ?? SIMULATED_EPOCH, features);
-  const ctx: SimContext = { store, ledger: new Ledger(), streams: streamDefs(drift), pageOrder };
+  const epoch = options.epoch ?? SIMULATED_EPOCH;
+  const store = generate(seed, sizes, epoch, features);
+  const clock = options.clock ?? clockFrom(epoch);
+  const simulatedNow = () => store.timeAt(clock());
+  const ctx: SimContext = { store, ledger: new Ledger(), streams: streamDefs(drift), pageOrder, clock };
   const keys = makeKeys(seed);
   const known = credentials(keys);
 
@@ -98,7 +106,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     const waitSeconds = bucket?.take(Date.now()) ?? 0;
     if (waitSeconds > 0) {
       count('429');
-      send(res, rateLimited(true, true, waitSeconds));
+      send(res, rateLimited(true, true, waitSeconds), simulatedNow());
       return;
     }
     const plan = faults.plan(method, method !== 'GET');
@@ -112,7 +120,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     if (plan.reply !== null) {
       stats.faultsInjected++;
       count(String(plan.reply.status));
-      send(res, plan.reply);
+      send(res, plan.reply, simulatedNow());
       return;
     }
     let reply: Reply;
@@ -132,19 +140,19 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     count(String(reply.status));
     if (plan.truncate && reply.status === 200) {
       stats.faultsInjected++;
-      sendTruncated(res, reply);
+      sendTruncated(res, reply, simulatedNow());
       return;
     }
-    send(res, reply);
+    send(res, reply, simulatedNow());
   }
 
   async function serveControl(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
     const method = req.method ?? 'GET';
     try {
-      send(res, controlRoute(controls, method, url.pathname, method === 'GET' ? '' : await readBody(req)));
+      send(res, controlRoute(controls, method, url.pathname, method === 'GET' ? '' : await readBody(req)), simulatedNow());
     } catch (error) {
       if (!(error instanceof HttpError)) throw error;
-      send(res, errorReply(error));
+      send(res, errorReply(error), simulatedNow());
     }
   }
 
@@ -154,7 +162,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     serve(req, res, url).catch((error: unknown) => {
       // A bug in the simulator must show up as a loud 500, never as a hang.
       const message = error instanceof Error ? error.message : String(error);
-      if (!res.headersSent) send(res, { status: 500, body: JSON.stringify({ error: { message: `simulator bug: ${message}`, code: 'simulator_bug' } }) });
+      if (!res.headersSent) send(res, { status: 500, body: JSON.stringify({ error: { message: `simulator bug: ${message}`, code: 'simulator_bug' } }) }, simulatedNow());
       else res.destroy();
     });
   });

@@ -16,6 +16,7 @@ const FIRST_ID = { customer: 1001, order: 500_001, activity: 2_000_001, transact
  */
 export class Store {
   tick = 0;
+  /** The latest simulated moment: the end of the last tick or the latest write, whichever is later. */
   now: number;
   readonly rng: Rng;
   readonly customers: Customer[] = [];
@@ -52,10 +53,19 @@ export class Store {
     return this.next[kind]++;
   }
 
-  /** Writes get distinct, increasing timestamps between ticks, the way a live clock would give them. */
-  advanceClock(ms: number): number {
-    this.now += ms;
+  /**
+   * The moment of a write applied when the wall clock reads `wall`: that time, unless a tick ran the
+   * simulated time ahead of it, and always after the latest moment handed out, so writes keep distinct,
+   * increasing timestamps and a later tick starts after them.
+   */
+  stampWrite(wall: number): number {
+    this.now = Math.max(wall, this.now + 1);
     return this.now;
+  }
+
+  /** The simulated time when the wall clock reads `wall`: never before the latest moment handed out. */
+  timeAt(wall: number): number {
+    return Math.max(wall, this.now);
   }
 
   addCustomer(customer: Customer): void {

@@ -22,6 +22,19 @@ export function parseIso(text: string): number | null {
   return Number.isNaN(ms) ? null : ms;
 }
 
+/** The simulator's wall clock, in milliseconds since 1970: what writes through the API are stamped with. */
+export type WallClock = () => number;
+
+/**
+ * A wall clock that reads `epoch` now and runs at real speed (monotonic, whatever the machine's clock
+ * does): the default, so a fixed epoch keeps the data reproducible while writes still carry the moment
+ * they were applied.
+ */
+export function clockFrom(epoch: number): WallClock {
+  const started = performance.now();
+  return () => epoch + Math.floor(performance.now() - started);
+}
+
 /** The start of the current real hour: an epoch that makes simulated data look recent yet stays stable for an hour. */
 export function currentHour(now = Date.now()): number {
   return Math.floor(now / HOUR) * HOUR;

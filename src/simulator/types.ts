@@ -77,6 +77,13 @@ export interface SimulatorOptions {
    * `simulate` pass the current hour so the data look recent to a worker on a real clock.
    */
   epoch?: number;
+  /**
+   * The wall clock, in ms since 1970: a write through the API is stamped with the time it reads when the
+   * write is applied (or just after the last tick's end, when ticks ran ahead of it), and every answer's
+   * Date header shows that simulated time. Default: a clock that reads `epoch` at start and runs at real
+   * speed; `simulate` and `demo` pass the real clock, so writes carry the real time they were applied.
+   */
+  clock?: () => number;
   /** Default 'small'. Not with the profiles `empty` and `single`, which fix the counts. */
   size?: SizePreset | Partial<DataSizes>;
   /** Default 'full'. */

@@ -6,13 +6,21 @@ export interface RewritingProxy {
   close(): Promise<void>;
 }
 
+export interface RewritingOptions {
+  /** The Date header of every answer instead of the API's: a text, or null for none at all. */
+  date?: () => string | null;
+  /** Told each request's path and query as it is forwarded. */
+  onRequest?: (url: string) => void;
+}
+
 /**
  * A hostile API in front of the simulator: it forwards every request and hands each JSON answer to
  * `rewrite` (with the request's path), which may change the records the way a broken or malicious
  * server would. Answers that are not JSON pass through unchanged.
  */
-export async function startRewritingProxy(target: string, rewrite: (path: string, body: unknown) => unknown): Promise<RewritingProxy> {
+export async function startRewritingProxy(target: string, rewrite: (path: string, body: unknown) => unknown, options: RewritingOptions = {}): Promise<RewritingProxy> {
   const server: Server = createServer((req, res) => {
+    options.onRequest?.(req.url ?? '/');
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
@@ -28,6 +36,13 @@ export async function startRewritingProxy(target: string, rewrite: (path: string
           answer.headers.forEach((value, name) => {
             if (name !== 'content-length' && name !== 'content-encoding' && name !== 'transfer-encoding' && name !== 'connection' && name !== 'keep-alive') passed[name] = value;
           });
+          if (options.date !== undefined) {
+            const date = options.date();
+            delete passed.date;
+            // Without a Date of its own, node would add one.
+            if (date === null) res.sendDate = false;
+            else passed.date = date;
+          }
           res.writeHead(answer.status, passed);
           res.end(out);
         })

@@ -1,6 +1,4 @@
 import { readFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/db/open.js';
@@ -8,33 +6,23 @@ import { startSimulator, type SimulatorHandle } from '../../src/simulator/index.
 import { alertsFiring } from '../helpers/alerts.js';
 import { runCli } from '../helpers/cli.js';
 import { parseSamples, sumOf, type Sample } from '../helpers/exposition.js';
+import { pushedGroup, startPushgateway, type PrometheusTool } from '../helpers/prometheus.js';
 import { tempDir } from '../helpers/tempDir.js';
 
 const STREAMS = ['activities', 'customers', 'orders', 'transactions', 'unsubscribes'];
 const HOUR = 3600;
 
 let sim: SimulatorHandle;
-/** A stand-in for the Pushgateway: it keeps the last body pushed, as a gateway replaces the group. */
-let gateway: Server;
-let gatewayUrl: string;
-let pushed = '';
+/** Debian's prometheus-pushgateway. */
+let gateway: PrometheusTool;
 
 beforeAll(async () => {
   sim = await startSimulator({ seed: 24, size: 'tiny' });
-  gateway = createServer((req, res) => {
-    let body = '';
-    req.setEncoding('utf8').on('data', (chunk: string) => (body += chunk));
-    req.on('end', () => {
-      pushed = body;
-      res.writeHead(200).end();
-    });
-  });
-  await new Promise<void>((resolve) => gateway.listen(0, '127.0.0.1', resolve));
-  gatewayUrl = `http://127.0.0.1:${(gateway.address() as AddressInfo).port}`;
+  gateway = await startPushgateway();
 });
 afterAll(async () => {
   await sim.close();
-  await new Promise<void>((resolve) => gateway.close(() => resolve()));
+  await gateway.stop();
 });
 
 describe('once after a failed sync', () => {
@@ -50,13 +38,14 @@ describe('once after a failed sync', () => {
 
     // The key was revoked: every later run of the CronJob fails its sync.
     const file = join(dir, 'loyalty_sync.prom');
-    const failed = await runCli(['once', '--metrics-file', file, '--pushgateway', gatewayUrl], { env: { ...env, LOYALTY_API_KEY: 'revoked-key' } });
+    const failed = await runCli(['once', '--metrics-file', file, '--pushgateway', gateway.url], { env: { ...env, LOYALTY_API_KEY: 'revoked-key' } });
     const ranAt = new Date();
     expect(failed.code).toBe(1);
 
+    // A revoked key cannot name the program, so the run's group is program_id "unknown".
     for (const [where, samples] of [
       ['metrics file', parseSamples(readFileSync(file, 'utf8'))],
-      ['Pushgateway', parseSamples(pushed)],
+      ['Pushgateway', await pushedGroup(gateway, { job: 'loyalty_sync', program_id: 'unknown' })],
     ] as Array<[string, Sample[]]>) {
       expect(sumOf(samples, 'loyalty_sync_runs_total', { outcome: 'failed' }), where).toBeGreaterThan(0);
       expect(sumOf(samples, 'loyalty_sync_runs_total', { outcome: 'succeeded' }), where).toBe(0);

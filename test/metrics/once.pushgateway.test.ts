@@ -1,42 +1,28 @@
-import { createServer, type Server } from 'node:http';
+import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSimulator, type SimulatorHandle } from '../../src/simulator/index.js';
-import { runCli } from '../helpers/cli.js';
-import { parseSamples, promtool, sumOf } from '../helpers/exposition.js';
+import { logRecords, runCli } from '../helpers/cli.js';
+import { sumOf } from '../helpers/exposition.js';
+import { pushedGroup, startPushgateway, type PrometheusTool } from '../helpers/prometheus.js';
 import { tempDir } from '../helpers/tempDir.js';
 
-interface Received {
-  method: string;
-  url: string;
-  contentType: string;
-  authorization: string | undefined;
-  body: string;
-}
+/** bcrypt (cost 4, the cheapest) of "s3cret", for the gateway's basic_auth_users. */
+const S3CRET_BCRYPT = '$2b$04$UsfrdUpx9/n8O8baPdrxNuw4.u/WaelmAUxATbX9inEBrqUeeetSi';
+const AUTHORIZATION = { authorization: `Basic ${Buffer.from('pusher:s3cret').toString('base64')}` };
 
 let sim: SimulatorHandle;
-/** A stand-in for the Pushgateway's push API (PUT /metrics/job/…): it records what it was sent and answers 200. */
-let gateway: Server;
-let gatewayUrl: string;
-const received: Received[] = [];
+/** Debian's prometheus-pushgateway, behind basic auth. */
+let gateway: PrometheusTool;
 
 beforeAll(async () => {
   sim = await startSimulator({ seed: 22, size: 'tiny' });
-  gateway = createServer((req, res) => {
-    let body = '';
-    req.setEncoding('utf8').on('data', (chunk: string) => (body += chunk));
-    req.on('end', () => {
-      received.push({ method: req.method ?? '', url: req.url ?? '', contentType: req.headers['content-type'] ?? '', authorization: req.headers.authorization, body });
-      res.writeHead(200).end();
-    });
-  });
-  await new Promise<void>((resolve) => gateway.listen(0, '127.0.0.1', resolve));
-  gatewayUrl = `http://127.0.0.1:${(gateway.address() as AddressInfo).port}`;
+  gateway = await startPushgateway({ pusher: S3CRET_BCRYPT });
 });
 afterAll(async () => {
   await sim.close();
-  await new Promise<void>((resolve) => gateway.close(() => resolve()));
+  await gateway.stop();
 });
 
 function envFor(key: string): Record<string, string> {
@@ -46,21 +32,23 @@ function envFor(key: string): Record<string, string> {
 
 describe('once --pushgateway', () => {
   it("replaces the program's group of job loyalty_sync with the run's metrics", async () => {
-    received.length = 0;
-    // A gateway behind basic auth: the credentials go in a header, never into the log.
-    const withCredentials = gatewayUrl.replace('http://', 'http://pusher:s3cret@');
+    const whoami = (await (await fetch(`${sim.url}/v2/identity/whoami`, { headers: { authorization: `Bearer ${sim.keys.full}` } })).json()) as { identity: { program_id: number } };
+    const group = { job: 'loyalty_sync', program_id: String(whoami.identity.program_id) };
+    // What an earlier run left in the group: a PUT replaces it whole, where a POST would keep it.
+    const earlier = await fetch(`${gateway.url}/metrics/job/loyalty_sync/program_id/${group.program_id}`, { method: 'PUT', headers: AUTHORIZATION, body: 'loyalty_sync_left_by_an_earlier_run 1\n' });
+    expect(earlier.status).toBe(200);
+    expect((await pushedGroup(gateway, group, AUTHORIZATION)).map((sample) => sample.name)).toEqual(['loyalty_sync_left_by_an_earlier_run']);
+
+    // The gateway is behind basic auth: the credentials go in a header, never into the log.
+    const withCredentials = gateway.url.replace('http://', 'http://pusher:s3cret@');
     const result = await runCli(['once', '--pushgateway', `${withCredentials}/`], { env: envFor(sim.keys.full) });
     expect(result.code, result.stderr).toBe(0);
-    const whoami = (await (await fetch(`${sim.url}/v2/identity/whoami`, { headers: { authorization: `Bearer ${sim.keys.full}` } })).json()) as { identity: { program_id: number } };
-    expect(received).toHaveLength(1);
-    const [push] = received;
-    expect(push.method).toBe('PUT');
-    expect(push.url).toBe(`/metrics/job/loyalty_sync/program_id/${whoami.identity.program_id}`);
-    expect(push.contentType).toMatch(/^text\/plain; version=0\.0\.4/);
-    expect(push.authorization).toBe(`Basic ${Buffer.from('pusher:s3cret').toString('base64')}`);
-    const lint = await promtool(['check', 'metrics'], push.body);
-    expect(lint.output).toBe('');
-    expect(sumOf(parseSamples(push.body), 'loyalty_sync_runs_total', { outcome: 'succeeded' })).toBe(5);
+    expect(logRecords(result.stderr).filter((line) => String(line.msg).includes('Pushgateway'))).toEqual([]);
+    expect(result.stdout + result.stderr).not.toContain('s3cret');
+
+    const pushed = await pushedGroup(gateway, group, AUTHORIZATION);
+    expect(pushed.map((sample) => sample.name)).not.toContain('loyalty_sync_left_by_an_earlier_run');
+    expect(sumOf(pushed, 'loyalty_sync_runs_total', { outcome: 'succeeded' })).toBe(5);
   });
 
   it('only warns when the Pushgateway cannot be reached: the exit code stays what the job made it', async () => {

@@ -5,7 +5,7 @@ import { envelopeError, HttpError, parseJsonObject } from '../http.js';
 import type { Reply } from '../http.js';
 import type { Customer } from '../model.js';
 import { rewardObject } from '../serialize.js';
-import { DAY, SECOND, iso } from '../time.js';
+import { DAY, iso } from '../time.js';
 
 const MAX_POINTS = 1_000_000;
 
@@ -31,7 +31,7 @@ export function addPoints(ctx: SimContext, request: RouteRequest): Reply {
     throw envelopeError(422, `The customer has ${customer.pointsApproved} approved points; cannot remove ${-points}.`, 'insufficient_points');
   }
   const store = ctx.store;
-  const at = store.advanceClock(SECOND);
+  const at = store.stampWrite(ctx.clock());
   const activity = store.recordActivity({
     customer,
     value: points,
@@ -67,7 +67,7 @@ export function claimReward(ctx: SimContext, request: RouteRequest): Reply {
   if (customer.pointsApproved < reward.pointCost) {
     throw envelopeError(422, `The reward costs ${reward.pointCost} points; the customer has ${customer.pointsApproved} approved.`, 'insufficient_points');
   }
-  const at = store.advanceClock(SECOND);
+  const at = store.stampWrite(ctx.clock());
   store.spendPoints(customer, reward.pointCost, at, store.tick);
   const claimedRewardId = store.newId('claimedReward');
   const claimed = {

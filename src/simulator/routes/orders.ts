@@ -7,7 +7,6 @@ import { Order, PAYMENT_STATUSES } from '../model.js';
 import type { Customer } from '../model.js';
 import { makeCustomer } from '../people.js';
 import { singleOrderJson } from '../serialize.js';
-import { SECOND } from '../time.js';
 
 const EMAIL = /^[^@\s]+@[^@\s]+$/;
 
@@ -44,7 +43,7 @@ export function createOrder(ctx: SimContext, request: RouteRequest): Reply {
   if (store.ordersByMerchantId.has(merchantId)) {
     throw envelopeError(422, `An order with merchant_id "${merchantId}" already exists.`, 'duplicate_order', { merchant_id: 'already exists' });
   }
-  const at = store.advanceClock(SECOND);
+  const at = store.stampWrite(ctx.clock());
   const createdAt = date ?? at;
   const customer: Customer = store.customersByMerchantId.get(customerId) ?? makeCustomer(store, at, store.tick, { merchantId: customerId, email, guest });
   const id = store.newId('order');

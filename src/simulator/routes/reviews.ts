@@ -6,7 +6,6 @@ import type { Reply } from '../http.js';
 import { REVIEW_STATUSES } from '../model.js';
 import type { Review } from '../model.js';
 import { reviewJson } from '../serialize.js';
-import { SECOND } from '../time.js';
 
 const SUPPORTED_PLATFORMS = [CUSTOM_PLATFORM, EMPTY_PARTNER_PLATFORM];
 /** Points the review rule awards when a review is approved. */
@@ -36,7 +35,7 @@ export function updateReview(ctx: SimContext, request: RouteRequest): Reply {
   if (review.deleted) throw envelopeError(404, `Review "${merchantId}" was deleted.`, 'not_found');
 
   const store = ctx.store;
-  const at = store.advanceClock(SECOND);
+  const at = store.stampWrite(ctx.clock());
   const before = review.status;
   if (status !== undefined) review.status = status;
   if (fullText !== undefined) review.fullText = fullText;
@@ -59,7 +58,7 @@ export function deleteReview(ctx: SimContext, request: RouteRequest): Reply {
   const [platform, merchantId] = request.params;
   const review = findReview(ctx, platform, merchantId);
   const store = ctx.store;
-  const at = store.advanceClock(SECOND);
+  const at = store.stampWrite(ctx.clock());
   const target = `${platform}/${merchantId}`;
   if (review.deleted) {
     ctx.ledger.record('delete_review', target, null, 'already deleted', at);
