@@ -53,6 +53,12 @@ export class Store {
     return this.next[kind]++;
   }
 
+  /** Moves the simulated clock by `ms` and returns it: the changes a test makes on purpose, one after another. */
+  advanceClock(ms: number): number {
+    this.now += ms;
+    return this.now;
+  }
+
   /**
    * The moment of a write applied when the wall clock reads `wall`: that time, unless a tick ran the
    * simulated time ahead of it, and always after the latest moment handed out, so writes keep distinct,
