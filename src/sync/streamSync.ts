@@ -50,6 +50,11 @@ export interface StreamRunContext {
  * in a bulk load; a buffer of 4 pages stalled the fetching for most of each one.
  */
 const READ_AHEAD_PAGES = 32;
+/**
+ * A deep refresh re-reads stored rows at the API's pace, never faster than storage takes them: a few pages
+ * ahead keep the network busy, and a kill loses no more than those (32 would be a resumed run's to fetch again).
+ */
+const DEEP_READ_AHEAD_PAGES = 4;
 
 /**
  * Runs one stream's plan (or resumes its unfinished one) page by page: each group of pages and the
@@ -174,7 +179,7 @@ export async function syncStream(ctx: StreamRunContext): Promise<StreamReport> {
           checkPages: (pages) => checkedPages(stream, pages, detectDrift),
           storeWith: (pages, checkpoint) => storeWith(pages, checkpoint),
           record,
-          readAheadPages: READ_AHEAD_PAGES,
+          readAheadPages: DEEP_READ_AHEAD_PAGES,
         },
         ctx.deep === true,
       );
