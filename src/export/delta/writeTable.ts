@@ -9,7 +9,7 @@ import { inspectTarget, type TargetContents } from './logReader.js';
 import { fullRewrite, planIncremental, type PlanOptions, type PlannedFile, type WritePlan } from './plan.js';
 import { replay } from './replay.js';
 import type { DeltaStore } from './store.js';
-import { appIdFor, compareSchemas, deltaColumns, schemaString, tableIdFor } from './tableSchema.js';
+import { appIdFor, columnsWithInvariants, compareSchemas, deltaColumns, schemaString, tableIdFor } from './tableSchema.js';
 import { retentionConfiguration, tableRetention } from './retention.js';
 import { checkpointVersionsIn, vacuum } from './vacuum.js';
 
@@ -273,6 +273,17 @@ function refuseForeign(state: TableState, tableId: string, location: string): vo
     throw new ForeignTableError(`${location} is another Delta table (id ${metadata.id}), not this mirror's (id ${tableId}); loyalty-sync leaves it alone: move it away or choose another export.dir or prefix.`);
   }
   if (metadata.partitionColumns.length > 0) throw new ForeignTableError(`${location} is partitioned by ${metadata.partitionColumns.join(', ')}; loyalty-sync's tables are not, and it leaves this one alone.`);
+  // Writer version 2 must respect both (PROTOCOL.md, "Append-only Tables", "Column Invariants"); this
+  // writer removes files whenever rows change, and evaluates no SQL.
+  if (metadata.configuration['delta.appendOnly']?.trim().toLowerCase() === 'true') {
+    throw new ForeignTableError(
+      `${location} was made append-only by another engine (delta.appendOnly=true), and loyalty-sync rewrites and deletes rows, so it commits nothing to it: unset the property (ALTER TABLE … UNSET TBLPROPERTIES ('delta.appendOnly')) or choose another export.dir or prefix.`,
+    );
+  }
+  const guarded = columnsWithInvariants(metadata.schemaString);
+  if (guarded.length > 0) {
+    throw new ForeignTableError(`${location} has column invariants (delta.invariants on ${guarded.join(', ')}), which loyalty-sync does not enforce, so it commits nothing to it: drop them or choose another export.dir or prefix.`);
+  }
 }
 
 function newMetadata(id: string, schema: string, configuration: Record<string, string>, nowMs: number): Metadata {
