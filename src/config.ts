@@ -44,6 +44,8 @@ export interface Config {
     delta: {
       /** Files the table no longer uses (and files of failed runs) are deleted once older than this; time travel reaches this far. */
       retainDays: number;
+      /** JSON commits a checkpoint covers are deleted once older than this; time travel reaches no further. */
+      logRetainDays: number;
     };
     /** Publication target `s3://BUCKET/PREFIX`; empty keeps exports local. */
     url: string;
@@ -208,6 +210,7 @@ function validate(config: Config): void {
   oneOfEach('export.formats', config.export.formats, EXPORT_FORMATS);
   if (config.export.formats.length === 0) throw new ConfigError('Config key "export.formats" is empty; expected at least one of csv, parquet, delta.');
   integer('export.delta.retainDays', config.export.delta.retainDays, 0, 3650);
+  integer('export.delta.logRetainDays', config.export.delta.logRetainDays, 1, 3650);
   integer('export.retainRuns', config.export.retainRuns, 1);
   integer('export.parquetRowGroupSize', config.export.parquetRowGroupSize, 1000);
   if (config.export.url !== '') parseTargetOrThrow(config.export.url, 'Config key "export.url" (or LOYALTY_EXPORT_URL)');

@@ -4,8 +4,8 @@ import type { AddressInfo } from 'node:net';
 
 export interface ConditionalPutProxy {
   endpoint: string;
-  /** The status of each conditional PUT, in order: 200 created, 412 already there, 409 conflict. */
-  answers: number[];
+  /** Each conditional PUT's key (after /BUCKET/) and status, in order: 200 created (or overwritten, when ignoring), 412 already there, 409 conflict. */
+  answers: Array<{ key: string; status: number }>;
   /** Conditional PUTs the store applied whose answer the client never got. */
   drops: number;
   close: () => Promise<void>;
@@ -16,6 +16,8 @@ export interface ConditionalPutOptions {
   dropAnswer?: (key: string) => boolean;
   /** Whether a conditional PUT of this key is answered 409 ConditionalRequestConflict without being applied, as S3 does while another one is in flight. */
   conflict?: (key: string) => boolean;
+  /** Accept the condition and ignore it, as s3rver does: every conditional PUT is applied, over whatever is there, and answered 200. */
+  ignoreConditions?: boolean;
 }
 
 const CONFLICT =
@@ -27,6 +29,7 @@ const PRECONDITION_FAILED =
  * A store that honours `If-None-Match: *` on PutObject, as AWS S3 and Swift 2.36+ do, made from the
  * test's Swift (whose S3 API answers such a PUT 501): the proxy applies a conditional PUT itself, one
  * per key at a time, with a HEAD and then an unconditional PUT through `store` (the test's own client).
+ * With `ignoreConditions`, a store that takes the header and overwrites anyway, as s3rver does.
  * Everything else is forwarded byte for byte. The client's signature on a conditional PUT is not
  * checked; what is under test is how the client reads the answers.
  */
@@ -38,7 +41,7 @@ export async function startConditionalPutProxy(upstream: string, store: S3Client
   const applyConditionalPut = async (req: IncomingMessage, body: Buffer): Promise<{ status: number; etag?: string }> => {
     const [bucket, ...rest] = decodeURIComponent((req.url ?? '').slice(1).split('?')[0]).split('/');
     const key = rest.join('/');
-    const exists = await store.send(new HeadObjectCommand({ Bucket: bucket, Key: key })).then(
+    const exists = options.ignoreConditions ? false : await store.send(new HeadObjectCommand({ Bucket: bucket, Key: key })).then(
       () => true,
       (error: { $metadata?: { httpStatusCode?: number } }) => {
         if (error.$metadata?.httpStatusCode === 404) return false;
@@ -60,7 +63,7 @@ export async function startConditionalPutProxy(upstream: string, store: S3Client
         const previous = queues.get(key) ?? Promise.resolve();
         const done = previous.then(async () => {
           const result = options.conflict?.(key) ? { status: 409 } : await applyConditionalPut(req, Buffer.concat(chunks));
-          proxy.answers.push(result.status);
+          proxy.answers.push({ key, status: result.status });
           if (result.status === 200 && options.dropAnswer?.(key)) {
             proxy.drops += 1;
             req.socket.destroy();

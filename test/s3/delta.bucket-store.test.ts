@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { CreateMultipartUploadCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createBucketClient, type BucketClient } from '../../src/export/bucket/client.js';
+import { PROBE_PATH } from '../../src/export/bucket/createOnlyWrites.js';
 import { BucketDeltaStore } from '../../src/export/delta/bucketStore.js';
 import type { ExportTarget } from '../../src/export/target.js';
 import { recordingLogger } from '../helpers/sync.js';
@@ -100,9 +101,11 @@ describe('a Delta table in a bucket', () => {
           if (drop) dropNext = null;
           return drop;
         },
-        conflict: () => conflicts-- > 0,
+        conflict: (key) => !key.endsWith(PROBE_PATH) && conflicts-- > 0,
       });
     });
+    /** The statuses of the conditional PUTs of commits (the place's probe aside), from the `from`th answer on. */
+    const commitAnswers = (from = 0): number[] => conditional.answers.slice(from).filter(({ key }) => !key.endsWith(PROBE_PATH)).map(({ status }) => status);
     afterAll(async () => {
       await conditional.close();
     });
@@ -113,7 +116,9 @@ describe('a Delta table in a bucket', () => {
       const first = commitBody('run-f');
       expect(await store.putIfAbsent(commit(0), first)).toBe(true);
       expect(await store.putIfAbsent(commit(0), commitBody('run-g'))).toBe(false);
-      expect(conditional.answers).toEqual([200, 412]);
+      expect(commitAnswers()).toEqual([200, 412]);
+      // The place was probed first: one create-only PUT created the probe, the second was refused.
+      expect(conditional.answers.filter(({ key }) => key === `${PREFIX}/${PROBE_PATH}`).map(({ status }) => status)).toEqual([200, 412]);
       expect(await getBytes(s3, bucket, `${PREFIX}/delta/transactions/${commit(0)}`)).toEqual(first);
       expect(records).toEqual([]);
     });
@@ -126,7 +131,7 @@ describe('a Delta table in a bucket', () => {
       const answersBefore = conditional.answers.length;
       expect(await store.putIfAbsent(commit(0), ours)).toBe(true);
       expect(conditional.drops).toBe(1);
-      expect(conditional.answers.slice(answersBefore)).toEqual([200, 412]);
+      expect(commitAnswers(answersBefore)).toEqual([200, 412]);
       expect(await getBytes(s3, bucket, key)).toEqual(ours);
 
       expect(await store.putIfAbsent(commit(0), commitBody('run-i'))).toBe(false);
@@ -139,8 +144,41 @@ describe('a Delta table in a bucket', () => {
       conflicts = 2;
       const answersBefore = conditional.answers.length;
       expect(await store.putIfAbsent(commit(0), ours)).toBe(true);
-      expect(conditional.answers.slice(answersBefore)).toEqual([409, 409, 200]);
+      expect(commitAnswers(answersBefore)).toEqual([409, 409, 200]);
       expect(await getBytes(s3, bucket, `${PREFIX}/delta/conflicted/${commit(0)}`)).toEqual(ours);
+    });
+  });
+
+  describe('on a store that accepts If-None-Match and ignores it (answers 200 and overwrites, as s3rver does)', () => {
+    let ignoring: ConditionalPutProxy;
+    beforeAll(async () => {
+      ignoring = await startConditionalPutProxy(swift().endpoint, s3, { ignoreConditions: true });
+    });
+    afterAll(async () => {
+      await ignoring.close();
+    });
+
+    it('the second writer of a version gets false and the commit is unchanged; the store is named once for all its tables', async () => {
+      const { logger, records } = recordingLogger('warn');
+      const client = clientFor(ignoring.endpoint);
+      const reviews = storeOf(client, 'reviews', logger);
+      const points = storeOf(client, 'points', logger);
+      const first = commitBody('run-m');
+
+      expect(await reviews.putIfAbsent(commit(0), first)).toBe(true);
+      expect(await reviews.putIfAbsent(commit(0), commitBody('run-n'))).toBe(false);
+      expect(await points.putIfAbsent(commit(0), commitBody('run-o'))).toBe(true);
+
+      expect(await getBytes(s3, bucket, `${PREFIX}/delta/reviews/${commit(0)}`)).toEqual(first);
+      expect(records.map((record) => record.msg)).toEqual([
+        "the object store accepts If-None-Match: * on PutObject but ignores it (a second create-only PUT of one key overwrote it): Delta commits are checked first and then written with a plain PUT, so two writers on different machines could race; one mirror's exports are still serialised by its writer lock",
+      ]);
+      // Commits went up as plain PUTs: the only create-only PUTs were the probe's two, and the probe is gone.
+      expect(ignoring.answers).toEqual([
+        { key: `${PREFIX}/${PROBE_PATH}`, status: 200 },
+        { key: `${PREFIX}/${PROBE_PATH}`, status: 200 },
+      ]);
+      expect(await listKeys(s3, bucket, `${PREFIX}/${PROBE_PATH}`)).toEqual([]);
     });
   });
 

@@ -49,6 +49,7 @@ describe('loadConfig', () => {
     ['an endpoint that is not a URL', { export: { s3: { endpoint: 'minio:9000' } } }, /"export\.s3\.endpoint" is "minio:9000"; expected an http\(s\) URL/],
     ['a part size below S3\'s minimum', { export: { s3: { partSizeMiB: 4 } } }, /"export\.s3\.partSizeMiB" is 4 .*from 5 to 5120/],
     ['a removal share above 1', { sync: { maxRemovedShare: 1.5 } }, /"sync\.maxRemovedShare" is 1\.5 \(a number\); expected a number from 0 to 1/],
+    ['a Delta log retention of 0 days', { export: { delta: { logRetainDays: 0 } } }, /"export\.delta\.logRetainDays" is 0 .*from 1 to 3650/],
     ['a response limit below 1 MiB', { api: { maxResponseBytes: 1000 } }, /"api\.maxResponseBytes" is 1000 \(a number\); expected an integer >= 1048576/],
   ];
   for (const [what, content, message] of bad) {

@@ -39,6 +39,28 @@ export function isNotImplemented(error: unknown): boolean {
   return name === 'NotImplemented' || code === 'NotImplemented' || $metadata?.httpStatusCode === 501;
 }
 
+/** Whether a conditional write was refused because its condition did not hold (412): for `If-None-Match: *`, an object is there. */
+export function isPreconditionFailed(error: unknown): boolean {
+  const { name, $metadata } = fields(error);
+  return name === 'PreconditionFailed' || $metadata?.httpStatusCode === 412;
+}
+
+/** Whether another conditional write to the key was in flight (409 ConditionalRequestConflict): worth sending again. */
+export function isConditionalConflict(error: unknown): boolean {
+  const { name, $metadata } = fields(error);
+  return name === 'ConditionalRequestConflict' || $metadata?.httpStatusCode === 409;
+}
+
+/**
+ * Whether the store refused a PUT because it does not implement conditional writes: 501, or a 400 whose
+ * message names the condition (stores differ in the code they give).
+ */
+export function refusesConditions(error: unknown): boolean {
+  if (isNotImplemented(error)) return true;
+  const { message, $metadata } = fields(error);
+  return $metadata?.httpStatusCode === 400 && /if-none-match|conditional/i.test(message ?? '');
+}
+
 /** Whether the object or upload asked for is not there (a missing bucket is not that: it is an error). */
 export function isNotFound(error: unknown): boolean {
   const { name, $metadata } = fields(error);
@@ -73,4 +95,9 @@ function oneLine(text: string): string {
 /** An error whose message is already the sentence for the user. */
 export class BucketError extends Error {
   override readonly name = 'BucketError';
+}
+
+/** BucketObjects wraps the SDK's error in a sentence; the answer's name and status are on its cause. */
+export function sdkError(error: unknown): unknown {
+  return error instanceof BucketError ? error.cause : error;
 }

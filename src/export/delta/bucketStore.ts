@@ -1,32 +1,26 @@
 import { createHash, type Hash } from 'node:crypto';
 import type { Logger } from '../../log.js';
 import type { BucketClient } from '../bucket/client.js';
-import { BucketError, isNotImplemented } from '../bucket/errors.js';
+import { createOnlyWritesAt, putCreateOnly, type CreateOnlyWrites } from '../bucket/createOnlyWrites.js';
 import { BucketObjects, type StoredObject } from '../bucket/objects.js';
 import { StreamingUpload } from '../bucket/streamingUpload.js';
-import { withTries } from '../bucket/tries.js';
 import type { ExportTarget } from '../target.js';
 import type { DataFileSink, DeltaStore, StoredEntry } from './store.js';
 
 const LOG_DIR = '_delta_log/';
-/** Tries of a conditional PUT the store answered 409 ConditionalRequestConflict (another conditional write to the key was in flight). */
-const CONFLICT_TRIES = 5;
 
 const CONTENT_TYPES: Record<string, string> = {
   json: 'application/json',
   parquet: 'application/vnd.apache.parquet',
 };
 
-/** What one store client has shown about conditional writes; shared by the tables that use the client. */
-interface ConditionalWrites {
-  supported: boolean;
-}
-
-/**
- * Per client, not per table: the five tables of an export share one client, and the warning that the
- * store ignores `If-None-Match` is said once per client, not once per table or per commit.
- */
-const conditionalWrites = new WeakMap<BucketClient, ConditionalWrites>();
+/** Why commits take the checked plain PUT, by what the probe found; said once per place, not per table or commit. */
+const CHECKED_PUT_WARNINGS: Record<Exclude<CreateOnlyWrites, 'enforced'>, string> = {
+  refused:
+    "the object store does not support put-if-absent (If-None-Match: * on PutObject): Delta commits are checked first and then written with a plain PUT, so two writers on different machines could race; one mirror's exports are still serialised by its writer lock",
+  ignored:
+    "the object store accepts If-None-Match: * on PutObject but ignores it (a second create-only PUT of one key overwrote it): Delta commits are checked first and then written with a plain PUT, so two writers on different machines could race; one mirror's exports are still serialised by its writer lock",
+};
 
 export interface BucketDeltaStoreOptions {
   /** Size of each part of a data file's multipart upload (config `export.s3.partSizeMiB` in bytes). */
@@ -43,6 +37,8 @@ export class BucketDeltaStore implements DeltaStore {
 
   private constructor(
     private readonly objects: BucketObjects,
+    /** The export target the table lives under: the place whose create-only writes are probed once for all its tables. */
+    private readonly place: BucketObjects,
     private readonly partSizeBytes: number,
     private readonly logger: Logger,
   ) {
@@ -57,7 +53,7 @@ export class BucketDeltaStore implements DeltaStore {
     if (!/^[A-Za-z0-9_-]+$/.test(table)) throw new Error(`A Delta table name must be letters, digits, "_" or "-"; got "${table}".`);
     const root: ExportTarget = { bucket: target.bucket, prefix: `${target.prefix}/delta/${table}`, url: `${target.url}/delta/${table}` };
     const child = logger.child({ delta: root.url });
-    return new BucketDeltaStore(new BucketObjects(client, root, child), options.partSizeBytes, child);
+    return new BucketDeltaStore(new BucketObjects(client, root, child), new BucketObjects(client, target, logger), options.partSizeBytes, child);
   }
 
   async list(): Promise<StoredEntry[]> {
@@ -73,43 +69,35 @@ export class BucketDeltaStore implements DeltaStore {
   }
 
   /**
-   * `PutObject` with `If-None-Match: *`. How each answer is read:
+   * `PutObject` with `If-None-Match: *` where the place enforces it (createOnlyWrites.ts probes each
+   * place once, before its first commit). How each answer is read:
    * - 200: this call created the object.
    * - 412 PreconditionFailed: an object is there. That is not always another writer's: when the store
    *   applied our PUT but the connection dropped before its answer, the SDK sends the PUT again and
    *   that retry meets our own object. So the object is read back: if it holds exactly our bytes, it
    *   is our commit (true); otherwise the race is lost (false). No two writers write the same bytes:
-   *   a commit carries its run id and timestamp in commitInfo. (The SDK's attempt count is not used:
-   *   our own 409 retries below resend too, and the read costs a request only when a race happened.)
+   *   a commit carries its run id and timestamp in commitInfo.
    * - 409 ConditionalRequestConflict: another conditional write to this key was in flight; tried again.
-   * - 501 NotImplemented (Swift before 2.36, some gateways): the store does not support conditional
-   *   writes. One warning per client, then every later call goes straight to `putUnconditionally`.
+   * A place that refuses the header (Swift before 2.36, some gateways) or accepts and ignores it (s3rver)
+   * gets `putUnconditionally` instead, with one warning per place.
    */
   async putIfAbsent(path: string, body: Buffer): Promise<boolean> {
     checkPath(path);
-    const support = conditionalWrites.get(this.objects.client) ?? { supported: true };
-    conditionalWrites.set(this.objects.client, support);
-    if (!support.supported) return this.putUnconditionally(path, body);
-    try {
-      await withTries(
-        CONFLICT_TRIES,
-        (error) => isConflict(sdkError(error)),
-        () => this.objects.putBytes(path, body, sha256Hex(body), { ContentType: contentType(path), IfNoneMatch: '*' }),
-      );
-      return true;
-    } catch (error) {
-      const cause = sdkError(error);
-      if (isPreconditionFailed(cause)) return this.holds(path, body);
-      if (!ignoresConditions(cause)) throw error;
-      if (support.supported) {
-        support.supported = false;
-        this.logger.warn(
-          { bucket: this.objects.target.bucket, endpoint: this.objects.client.endpointLabel },
-          'the object store does not support put-if-absent (If-None-Match: * on PutObject): Delta commits are checked first and then written with a plain PUT, so two writers on different machines could race; one mirror\'s exports are still serialised by its writer lock',
-        );
-      }
+    const writes = await createOnlyWritesAt(this.place, (found) => {
+      if (found !== 'enforced') this.warnCheckedPut(found);
+    });
+    if (writes !== 'enforced') return this.putUnconditionally(path, body);
+    const answer = await putCreateOnly(this.objects, path, body, contentType(path));
+    if (answer === 'refused') {
+      // A gateway that took the probe's header but refuses this PUT's: the checked PUT, as for a store without it.
+      this.warnCheckedPut('refused');
       return this.putUnconditionally(path, body);
     }
+    return answer === 'created' || this.holds(path, body);
+  }
+
+  private warnCheckedPut(writes: Exclude<CreateOnlyWrites, 'enforced'>): void {
+    this.logger.warn({ bucket: this.place.target.bucket, endpoint: this.place.client.endpointLabel }, CHECKED_PUT_WARNINGS[writes]);
   }
 
   async put(path: string, body: Buffer): Promise<void> {
@@ -213,39 +201,4 @@ function contentType(path: string): string {
 
 function sha256Hex(body: Buffer): string {
   return createHash('sha256').update(body).digest('hex');
-}
-
-/** BucketObjects wraps the SDK's error in a sentence; the answer's name and status are on its cause. */
-function sdkError(error: unknown): unknown {
-  return error instanceof BucketError ? error.cause : error;
-}
-
-interface AnswerFields {
-  name?: string;
-  message?: string;
-  $metadata?: { httpStatusCode?: number };
-}
-
-function answer(error: unknown): AnswerFields {
-  return typeof error === 'object' && error !== null ? (error as AnswerFields) : {};
-}
-
-function isPreconditionFailed(error: unknown): boolean {
-  const { name, $metadata } = answer(error);
-  return name === 'PreconditionFailed' || $metadata?.httpStatusCode === 412;
-}
-
-function isConflict(error: unknown): boolean {
-  const { name, $metadata } = answer(error);
-  return name === 'ConditionalRequestConflict' || $metadata?.httpStatusCode === 409;
-}
-
-/**
- * Whether the store refused the PUT because it does not implement conditional writes: 501, or a 400
- * whose message names the condition (stores differ in the code they give).
- */
-function ignoresConditions(error: unknown): boolean {
-  if (isNotImplemented(error)) return true;
-  const { message, $metadata } = answer(error);
-  return $metadata?.httpStatusCode === 400 && /if-none-match|conditional/i.test(message ?? '');
 }

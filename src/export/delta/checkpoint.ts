@@ -1,6 +1,7 @@
 import { Bool, Field, Int32, Int64, List, Map_, RecordBatch, Schema, Struct, Table, Utf8, tableToIPC, vectorFromArray, type DataType } from 'apache-arrow';
 import { compileParquetWasm, loadParquetWasm } from '../wasm.js';
 import { LAST_CHECKPOINT, checkpointPath, type TableState } from './actions.js';
+import { readCheckpoint } from './checkpointReader.js';
 import type { DeltaStore } from './store.js';
 
 /** A checkpoint every 10 versions, as Spark writes them (`delta.checkpointInterval`'s default). */
@@ -160,23 +161,31 @@ export function lastCheckpointJson(version: number, size: number, sizeInBytes: n
 export interface WrittenCheckpoint {
   /** Relative to the table root. */
   path: string;
-  /** False when a checkpoint of that version was already there (a retried run): it was left alone. */
+  /** False when a checkpoint of that version was already there (another writer's): it was left alone. */
   created: boolean;
-  actions: number;
+  /** The actions the checkpoint there holds, as `_last_checkpoint` now says; null when it cannot be read (the pointer was left alone). */
+  actions: number | null;
   bytes: number;
 }
 
 /**
  * Writes the checkpoint of `state` only if none exists for its version, then points
  * `_last_checkpoint` at it. A crash between the two leaves an older `_last_checkpoint`, which is
- * still true: readers then replay a few more JSON commits.
+ * still true: readers then replay a few more JSON commits. The caller writes a checkpoint only for a
+ * version that has none; one that appeared meanwhile (another writer's) is described as it is, its
+ * actions counted from its own rows, since `size` must be that file's count; one that cannot be read
+ * leaves the pointer alone.
  */
 export async function writeCheckpoint(store: DeltaStore, state: TableState, nowMs: number, tombstoneRetainMs = DEFAULT_TOMBSTONE_RETAIN_MS): Promise<WrittenCheckpoint> {
   const path = checkpointPath(state.version);
   const { bytes, actions } = await encodeCheckpoint(state, nowMs, tombstoneRetainMs);
-  const created = await store.putIfAbsent(path, Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
-  // The hint must describe the file that is there, which a retried run did not write.
-  const size = created ? bytes.byteLength : ((await store.read(path))?.byteLength ?? bytes.byteLength);
-  await store.put(LAST_CHECKPOINT, Buffer.from(lastCheckpointJson(state.version, actions, size)));
-  return { path, created, actions, bytes: size };
+  if (await store.putIfAbsent(path, Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength))) {
+    await store.put(LAST_CHECKPOINT, Buffer.from(lastCheckpointJson(state.version, actions, bytes.byteLength)));
+    return { path, created: true, actions, bytes: bytes.byteLength };
+  }
+  const there = await store.read(path);
+  const theirs = there === null ? null : await readCheckpoint(there, `${store.location}/${path}`).catch(() => null);
+  if (there === null || theirs === null) return { path, created: false, actions: null, bytes: there?.byteLength ?? 0 };
+  await store.put(LAST_CHECKPOINT, Buffer.from(lastCheckpointJson(state.version, theirs.length, there.byteLength)));
+  return { path, created: false, actions: theirs.length, bytes: there.byteLength };
 }

@@ -59,6 +59,7 @@ export async function exportDeltaTables(options: DeltaExportOptions): Promise<Ma
         tool,
         rowGroupSize: config.export.parquetRowGroupSize,
         retainDays: config.export.delta.retainDays,
+        logRetainDays: config.export.delta.logRetainDays,
         recordedChangeSeq: () => recordedChangeSeq(db, schema.table),
         notePending: (location, changeSeq) => notePending(db, schema.table, location, changeSeq),
         isRunLive: (runId) => isRunLive(db, runId),
@@ -114,7 +115,8 @@ function stateKey(found: TargetContents): string {
   if (found.kind === 'not-delta') return `not-delta:${randomUUID()}`;
   const { state } = found;
   const txns = [...state.txns.values()].map((txn) => `${txn.appId}=${txn.version}`).sort();
-  return JSON.stringify([state.version, state.metadata.id, state.metadata.schemaString, state.protocol, txns, [...state.files.keys()].sort()]);
+  const configuration = Object.entries(state.metadata.configuration).sort(([a], [b]) => (a < b ? -1 : 1));
+  return JSON.stringify([state.version, state.metadata.id, state.metadata.schemaString, configuration, state.protocol, txns, [...state.files.keys()].sort()]);
 }
 
 function placeOrder(places: readonly DeltaPlace[], where: DeltaPlace['where']): number {

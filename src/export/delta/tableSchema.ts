@@ -70,6 +70,35 @@ export function compareSchemas(stored: string, wanted: string): { kind: 'same' }
 }
 
 /**
+ * The columns (dotted paths for nested fields) whose metadata carries `delta.invariants`: a SQL
+ * expression every written row must satisfy (PROTOCOL.md, "Column Invariants"). A schemaString that is
+ * not JSON has none to find; compareSchemas refuses it.
+ */
+export function columnsWithInvariants(schema: string): string[] {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(schema);
+  } catch {
+    return [];
+  }
+  const found: string[] = [];
+  const visit = (type: unknown, path: string): void => {
+    if (typeof type !== 'object' || type === null) return;
+    const node = type as { fields?: unknown; elementType?: unknown; keyType?: unknown; valueType?: unknown };
+    if (Array.isArray(node.fields)) {
+      for (const field of node.fields as Array<{ name?: unknown; type?: unknown; metadata?: unknown }>) {
+        const name = path === '' ? String(field.name) : `${path}.${String(field.name)}`;
+        if (typeof field.metadata === 'object' && field.metadata !== null && 'delta.invariants' in field.metadata) found.push(name);
+        visit(field.type, name);
+      }
+    }
+    for (const inner of [node.elementType, node.keyType, node.valueType]) visit(inner, path);
+  };
+  visit(parsed, '');
+  return found;
+}
+
+/**
  * The table id (metaData.id) this mirror's table of `table` has: a GUID derived from the mirror's own
  * identity, so that the same mirror recognises its table in every place, and a table written from
  * another mirror is refused rather than mixed with this one.

@@ -58,9 +58,20 @@ function decodedPath(path: string): string {
 }
 
 /**
+ * Files other engines or tools keep beside the data: a name starting with `_` or `.` anywhere on the
+ * path (`_delta_log/`, `.hidden_dir/keep.parquet`, `sub/_hidden/x.parquet`), as Spark's VACUUM spares
+ * them at every level. The one exception is this code's own `.tmp-` leftovers of a killed upload,
+ * which it only ever writes at the table root.
+ */
+function isHidden(path: string): boolean {
+  const segments = path.split('/');
+  if (segments.length === 1 && path.startsWith(TEMP_PREFIX)) return false;
+  return segments.some((segment) => segment.startsWith('_') || segment.startsWith('.'));
+}
+
+/**
  * Which data files may go: those the table no longer (or never) holds, once older than `retainMs`.
- * Files other engines or tools keep beside the data (names starting with `_` or `.`, as Spark's VACUUM
- * spares them) are left alone, except the `.tmp-` leftovers of a killed upload.
+ * Hidden paths (isHidden) are left alone.
  */
 function planDataFiles({ state, entries, nowMs, retainMs, isRunLive }: VacuumPlanInput): string[] {
   const active = new Set<string>();
@@ -72,11 +83,8 @@ function planDataFiles({ state, entries, nowMs, retainMs, isRunLive }: VacuumPla
   const cutoff = nowMs - retainMs;
   return entries
     .filter(({ path, modifiedMs }) => {
-      if (path.startsWith(`${LOG_DIR}/`) || path.startsWith('_')) return false;
-      const name = baseName(path);
-      if (name.startsWith('.') && !name.startsWith(TEMP_PREFIX)) return false;
-      if (active.has(path)) return false;
-      const runId = RUN_ID_IN_NAME.exec(name)?.[0];
+      if (isHidden(path) || active.has(path)) return false;
+      const runId = RUN_ID_IN_NAME.exec(baseName(path))?.[0];
       if (runId !== undefined && !removedAt.has(path) && isRunLive?.(runId) === true) return false;
       // Versions made before the removal still read the file: it goes only once the removal is older
       // than the retention. The later of the two times decides, so a skewed clock keeps a file longer,
@@ -90,34 +98,37 @@ function planDataFiles({ state, entries, nowMs, retainMs, isRunLive }: VacuumPla
 }
 
 /**
- * Which log files may go. As Spark's log cleanup does, the log is cut only at a checkpoint that is
- * itself older than `logRetainMs`: everything before it, once also older than `logRetainMs`, goes, so
- * every version still inside the window has a checkpoint and all the commits after it. The newest
- * checkpoint, the commits after it and `_last_checkpoint` always stay.
+ * Which log files may go, by PROTOCOL.md's "Metadata Cleanup": the newest commit no newer than
+ * `logRetainMs` ago is the cut-off commit; the newest checkpoint at or before it is where the log is
+ * cut. Every commit and checkpoint of an older version goes, whatever its own file's time (a file
+ * touched later would otherwise stay behind, a version no checkpoint covers). The cut-off checkpoint,
+ * its commit, everything after it and `_last_checkpoint` always stay, so every version inside the
+ * window can still be read. A commit's time is its file's modification time.
  */
 function planLogFiles({ entries, nowMs, logRetainMs, checkpointVersions }: VacuumPlanInput): string[] {
   const cutoff = nowMs - logRetainMs;
-  const checkpointAge = new Map<number, number>();
-  for (const entry of entries) {
-    if (!entry.path.startsWith(`${LOG_DIR}/`)) continue;
-    const parsed = parseLogFileName(entry.path.slice(LOG_DIR.length + 1));
-    if (parsed?.kind === 'checkpoint') checkpointAge.set(parsed.version, entry.modifiedMs);
-  }
-  const expiredCheckpoints = checkpointVersions.filter((version) => (checkpointAge.get(version) ?? Number.POSITIVE_INFINITY) < cutoff);
-  const cutAt = expiredCheckpoints.length === 0 ? Number.NEGATIVE_INFINITY : Math.max(...expiredCheckpoints);
-
-  const doomed: Array<{ path: string; version: number }> = [];
+  const logFiles: Array<{ path: string; name: string; modifiedMs: number }> = [];
   for (const entry of entries) {
     if (!entry.path.startsWith(`${LOG_DIR}/`)) continue;
     const name = entry.path.slice(LOG_DIR.length + 1);
-    if (name.includes('/')) continue;
+    if (!name.includes('/')) logFiles.push({ path: entry.path, name, modifiedMs: entry.modifiedMs });
+  }
+  let cutoffCommit = Number.NEGATIVE_INFINITY;
+  for (const { name, modifiedMs } of logFiles) {
+    const parsed = parseLogFileName(name);
+    if (parsed?.kind === 'commit' && modifiedMs <= cutoff) cutoffCommit = Math.max(cutoffCommit, parsed.version);
+  }
+  const cutAt = Math.max(Number.NEGATIVE_INFINITY, ...checkpointVersions.filter((version) => version <= cutoffCommit));
+
+  const doomed: Array<{ path: string; version: number }> = [];
+  for (const { path, name, modifiedMs } of logFiles) {
     if (name.startsWith(TEMP_PREFIX)) {
-      if (entry.modifiedMs < nowMs - LOG_TEMP_RETAIN_MS) doomed.push({ path: entry.path, version: -1 });
+      if (modifiedMs < nowMs - LOG_TEMP_RETAIN_MS) doomed.push({ path, version: -1 });
       continue;
     }
     const parsed = parseLogFileName(name);
     if (parsed === null || parsed.kind === 'other') continue;
-    if (parsed.version < cutAt && entry.modifiedMs < cutoff) doomed.push({ path: entry.path, version: parsed.version });
+    if (parsed.version < cutAt) doomed.push({ path, version: parsed.version });
   }
   // Oldest first: a vacuum stopped midway leaves the log a contiguous run of versions.
   return doomed.sort((a, b) => a.version - b.version || a.path.localeCompare(b.path)).map(({ path }) => path);

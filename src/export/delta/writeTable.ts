@@ -9,11 +9,11 @@ import { inspectTarget, type TargetContents } from './logReader.js';
 import { fullRewrite, planIncremental, type PlanOptions, type PlannedFile, type WritePlan } from './plan.js';
 import { replay } from './replay.js';
 import type { DeltaStore } from './store.js';
-import { appIdFor, compareSchemas, deltaColumns, schemaString, tableIdFor } from './tableSchema.js';
-import { checkpointVersionsIn, LOG_RETAIN_MS, vacuum } from './vacuum.js';
+import { appIdFor, columnsWithInvariants, compareSchemas, deltaColumns, schemaString, tableIdFor } from './tableSchema.js';
+import { retentionConfiguration, tableRetention } from './retention.js';
+import { checkpointVersionsIn, vacuum } from './vacuum.js';
 
 const HOUR_MS = 3_600_000;
-const DAY_MS = 24 * HOUR_MS;
 const COMMIT_ID = 'loyalty_sync.commitId';
 
 /** Files under a quarter of the size are small; more than 8 of them, side by side, are merged. */
@@ -52,7 +52,10 @@ export interface TableWriteContext {
   runId: string;
   tool: string;
   rowGroupSize: number;
+  /** export.delta.retainDays: how long a removed data file is kept, unless the table says otherwise. */
   retainDays: number;
+  /** export.delta.logRetainDays: how long JSON commits a checkpoint covers are kept, unless the table says otherwise. */
+  logRetainDays: number;
   logger: Logger;
   signal?: AbortSignal;
   now?: () => number;
@@ -150,7 +153,7 @@ function commitInfo(context: TableWriteContext, facts: CommitFacts): CommitInfo 
   const appendOnly = facts.removes.length === 0;
   return {
     timestamp: facts.nowMs,
-    operation: facts.created ? 'CREATE TABLE AS SELECT' : appendOnly ? 'WRITE' : 'MERGE',
+    operation: facts.created ? 'CREATE TABLE AS SELECT' : facts.adds.length === 0 && appendOnly ? 'SET TBLPROPERTIES' : appendOnly ? 'WRITE' : 'MERGE',
     operationParameters: { mode: appendOnly ? 'Append' : 'Overwrite', partitionBy: '[]' },
     isolationLevel: 'Serializable',
     isBlindAppend: appendOnly,
@@ -169,14 +172,28 @@ function commitInfo(context: TableWriteContext, facts: CommitFacts): CommitInfo 
 }
 
 /**
- * What the next version writes: everything for a new table, a table gaining columns, or one that does
- * not follow this mirror's changes (a restored mirror, files another writer laid out); otherwise only
- * the files that hold rows changed since the version's `txn`, and the gaps new rows fell into.
+ * What the next version writes: the rows (planRows), and a metaData action when the table is new, gains
+ * columns, or its retention properties should follow the config (see retention.ts).
  */
 function planCommit(context: TableWriteContext, state: TableState | null, tableId: string, wantedSchema: string, nowMs: number): { metadata: Metadata | null; plan: WritePlan } {
+  if (state === null) {
+    const configuration = retentionConfiguration({ 'delta.checkpointInterval': String(CHECKPOINT_INTERVAL) }, context) ?? {};
+    return { metadata: newMetadata(tableId, wantedSchema, configuration, nowMs), plan: fullRewrite([]) };
+  }
+  const { metadata, plan } = planRows(context, state, wantedSchema);
+  const base = metadata ?? state.metadata;
+  const configuration = retentionConfiguration(base.configuration, context);
+  return { metadata: configuration === null ? metadata : { ...base, configuration }, plan };
+}
+
+/**
+ * The rows the next version writes: everything for a table gaining columns (with the new schema), or
+ * one that does not follow this mirror's changes (a restored mirror, files another writer laid out);
+ * otherwise only the files that hold rows changed since the version's `txn`, and the gaps new rows fell into.
+ */
+function planRows(context: TableWriteContext, state: TableState, wantedSchema: string): { metadata: Metadata | null; plan: WritePlan } {
   const { logger, schema } = context;
   const location = context.stores[0].location;
-  if (state === null) return { metadata: newMetadata(tableId, wantedSchema, nowMs), plan: fullRewrite([]) };
   const everyFile = (): PlannedFile[] => [...state.files.values()].map((add) => plannedFile(add) ?? { path: add.path, from: 0n, to: 0n, rows: recordsOf(add) });
   const schemaChange = compareSchemas(state.metadata.schemaString, wantedSchema);
   if (schemaChange.kind === 'incompatible') throw new ForeignTableError(`${location} is a Delta table whose schema this version cannot continue: ${schemaChange.reason}.`);
@@ -214,24 +231,32 @@ async function commit(store: DeltaStore, version: number, actions: Action[], com
 /** Checkpoint and vacuum: housekeeping whose failure leaves the table correct, so it only warns. */
 async function afterCommit(context: TableWriteContext, store: DeltaStore, state: TableState, nowMs: number): Promise<void> {
   const { logger } = context;
+  const retention = tableRetention(state.metadata.configuration, context, store.location);
+  for (const sentence of retention.unreadable) logger.warn({ table: context.schema.table }, sentence);
   // One listing serves both: which checkpoints the log holds, and what vacuum may delete. A checkpoint
-  // written meanwhile is missing from it, which only makes vacuum keep more of the log this time.
+  // written meanwhile is missing from it, which only makes vacuum keep more of the log this time. A
+  // failed listing writes no checkpoint either: the next export writes the one missed.
   const listing = store.list();
   const entries = await listing.catch(() => null);
-  if (entries === null ? shouldCheckpoint(state.version) : checkpointDue(checkpointVersionsIn(entries), state.version)) {
-    await writeCheckpoint(store, state, nowMs, context.retainDays * DAY_MS).catch((error: unknown) => logger.warn({ err: error, table: context.schema.table }, `could not write the checkpoint of ${store.location}; readers replay the JSON commits instead`));
+  if (entries !== null && checkpointDue(checkpointVersionsIn(entries), state.version)) {
+    await writeCheckpoint(store, state, nowMs, retention.fileMs).catch((error: unknown) => logger.warn({ err: error, table: context.schema.table }, `could not write the checkpoint of ${store.location}; readers replay the JSON commits instead`));
   }
-  const retainMs = context.retainDays * DAY_MS;
+  const retainMs = retention.fileMs;
   const vacuumed = listing.then(async (listed) => {
-    await vacuum(store, state, nowMs, { retainMs, logRetainMs: LOG_RETAIN_MS, isRunLive: context.isRunLive, entries: listed });
+    await vacuum(store, state, nowMs, { retainMs, logRetainMs: retention.logMs, isRunLive: context.isRunLive, entries: listed });
     // Uploads of runs killed midway hold storage until aborted; an hour spares one still running elsewhere.
     await store.abortUploadsBegunBefore?.(nowMs - Math.max(retainMs, HOUR_MS));
   });
   await vacuumed.catch((error: unknown) => logger.warn({ err: error, table: context.schema.table }, `could not vacuum ${store.location}; the next export tries again`));
 }
 
-/** Every 10 versions; and one missed (a run killed just after its commit) is written by the next export, not 10 versions later. */
+/**
+ * Every 10 versions; and one missed (a run killed just after its commit) is written by the next export,
+ * not 10 versions later. Never for a version that has one: an export that committed nothing neither
+ * encodes the checkpoint again nor touches `_last_checkpoint`.
+ */
 function checkpointDue(checkpoints: readonly number[], version: number): boolean {
+  if (checkpoints.includes(version)) return false;
   if (shouldCheckpoint(version)) return true;
   const newest = Math.max(-1, ...checkpoints);
   return version >= CHECKPOINT_INTERVAL && version - newest >= CHECKPOINT_INTERVAL;
@@ -248,10 +273,21 @@ function refuseForeign(state: TableState, tableId: string, location: string): vo
     throw new ForeignTableError(`${location} is another Delta table (id ${metadata.id}), not this mirror's (id ${tableId}); loyalty-sync leaves it alone: move it away or choose another export.dir or prefix.`);
   }
   if (metadata.partitionColumns.length > 0) throw new ForeignTableError(`${location} is partitioned by ${metadata.partitionColumns.join(', ')}; loyalty-sync's tables are not, and it leaves this one alone.`);
+  // Writer version 2 must respect both (PROTOCOL.md, "Append-only Tables", "Column Invariants"); this
+  // writer removes files whenever rows change, and evaluates no SQL.
+  if (metadata.configuration['delta.appendOnly']?.trim().toLowerCase() === 'true') {
+    throw new ForeignTableError(
+      `${location} was made append-only by another engine (delta.appendOnly=true), and loyalty-sync rewrites and deletes rows, so it commits nothing to it: unset the property (ALTER TABLE … UNSET TBLPROPERTIES ('delta.appendOnly')) or choose another export.dir or prefix.`,
+    );
+  }
+  const guarded = columnsWithInvariants(metadata.schemaString);
+  if (guarded.length > 0) {
+    throw new ForeignTableError(`${location} has column invariants (delta.invariants on ${guarded.join(', ')}), which loyalty-sync does not enforce, so it commits nothing to it: drop them or choose another export.dir or prefix.`);
+  }
 }
 
-function newMetadata(id: string, schema: string, nowMs: number): Metadata {
-  return { id, name: null, description: null, format: { provider: 'parquet', options: {} }, schemaString: schema, partitionColumns: [], configuration: { 'delta.checkpointInterval': '10' }, createdTime: nowMs };
+function newMetadata(id: string, schema: string, configuration: Record<string, string>, nowMs: number): Metadata {
+  return { id, name: null, description: null, format: { provider: 'parquet', options: {} }, schemaString: schema, partitionColumns: [], configuration, createdTime: nowMs };
 }
 
 /** The rowid range a file covers, from its tags; null for a file this writer did not lay out. */

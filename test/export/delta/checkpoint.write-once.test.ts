@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { LAST_CHECKPOINT, PROTOCOL, checkpointPath, type TableState } from '../../../src/export/delta/actions.js';
-import { shouldCheckpoint, writeCheckpoint } from '../../../src/export/delta/checkpoint.js';
+import { checkpointBytes, shouldCheckpoint, writeCheckpoint } from '../../../src/export/delta/checkpoint.js';
+import { readCheckpoint } from '../../../src/export/delta/checkpointReader.js';
 import { MemoryStore } from './memoryStore.js';
 
 const NOW = Date.parse('2026-11-25T12:00:00Z');
@@ -33,13 +34,24 @@ describe('writing a checkpoint', () => {
     expect(JSON.parse(String(await store.read(LAST_CHECKPOINT)))).toEqual({ version: 10, size: 6, sizeInBytes: body?.byteLength });
   });
 
-  it('leaves a checkpoint already written for that version alone, and describes the one that is there', async () => {
+  it('leaves a checkpoint another writer put for that version alone, and points _last_checkpoint at it with that file\'s own action count', async () => {
     const store = new MemoryStore();
-    const earlier = Buffer.from('a checkpoint another run wrote');
-    await store.putIfAbsent(checkpointPath(20), earlier);
+    const theirs = Buffer.from(await checkpointBytes(stateAt(20, 4), NOW));
+    await store.putIfAbsent(checkpointPath(20), theirs);
     const written = await writeCheckpoint(store, stateAt(20, 2), NOW);
-    expect(written.created).toBe(false);
-    expect(await store.read(checkpointPath(20))).toEqual(earlier);
-    expect(JSON.parse(String(await store.read(LAST_CHECKPOINT)))).toEqual({ version: 20, size: 5, sizeInBytes: earlier.byteLength });
+    expect(written).toEqual({ path: checkpointPath(20), created: false, actions: 7, bytes: theirs.byteLength });
+    expect(await store.read(checkpointPath(20))).toEqual(theirs);
+    // protocol, metaData, one txn and four adds: the file's rows, not the two adds of the state this writer had.
+    expect(JSON.parse(String(await store.read(LAST_CHECKPOINT)))).toEqual({ version: 20, size: 7, sizeInBytes: theirs.byteLength });
+    expect(await readCheckpoint(theirs, 'theirs')).toHaveLength(7);
+  });
+
+  it('leaves _last_checkpoint alone when the checkpoint already there cannot be read', async () => {
+    const store = new MemoryStore();
+    await store.put(LAST_CHECKPOINT, Buffer.from('{"version":10,"size":6,"sizeInBytes":100}'));
+    await store.putIfAbsent(checkpointPath(20), Buffer.from('not parquet'));
+    const written = await writeCheckpoint(store, stateAt(20, 2), NOW);
+    expect(written).toMatchObject({ created: false, actions: null });
+    expect(String(await store.read(LAST_CHECKPOINT))).toBe('{"version":10,"size":6,"sizeInBytes":100}');
   });
 });

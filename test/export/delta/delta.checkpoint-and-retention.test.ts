@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync, rmSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Config } from '../../../src/config.js';
@@ -78,7 +78,7 @@ describe('Delta checkpoints and retention', () => {
     expect(dataFiles().length).toBeGreaterThan((await readTableState(new DiskDeltaStore(table)))!.files.size);
 
     changeSomeCustomers(db, 13);
-    await runExport({ db, config: { ...config, export: { ...config.export, delta: { retainDays: 0 } } }, logger: silentLogger, tables: ['customers'] });
+    await runExport({ db, config: { ...config, export: { ...config.export, delta: { ...config.export.delta, retainDays: 0 } } }, logger: silentLogger, tables: ['customers'] });
     const state = (await readTableState(new DiskDeltaStore(table)))!;
     expect(dataFiles().sort()).toEqual([...state.files.keys()].sort());
     const { rows } = await readDeltaTable(table);
@@ -93,5 +93,18 @@ describe('Delta checkpoints and retention', () => {
     expect(report.delta[0]).toMatchObject({ version: 14, committed: true });
     expect(readdirSync(join(table, '_delta_log'))).toContain('00000000000000000014.checkpoint.parquet');
     expect(JSON.parse(readFileSync(join(table, '_delta_log', '_last_checkpoint'), 'utf8'))).toMatchObject({ version: 14 });
+  });
+
+  it('cleans the log by the window another engine set in the table (delta.logRetentionDuration), not export.delta.logRetainDays', async () => {
+    const store = new DiskDeltaStore(table);
+    const before = (await readTableState(store))!;
+    const configuration = { ...before.metadata.configuration, 'delta.logRetentionDuration': 'interval 0 days' };
+    writeFileSync(join(table, commitPath(15)), `${JSON.stringify({ commitInfo: { timestamp: Date.now(), operation: 'SET TBLPROPERTIES' } })}\n${JSON.stringify({ metaData: { ...before.metadata, configuration } })}\n`);
+    changeSomeCustomers(db, 16);
+    expect((await runExport({ db, config, logger: silentLogger, tables: ['customers'] })).delta[0]).toMatchObject({ version: 16, committed: true });
+    // Cut at checkpoint 14, the newest at or before the newest commit past a window of 0 days.
+    const commits = readdirSync(join(table, '_delta_log')).filter((name) => name.endsWith('.json')).sort();
+    expect(commits).toEqual([commitPath(14), commitPath(15), commitPath(16)].map((path) => path.slice('_delta_log/'.length)));
+    expect((await readTableState(store))?.metadata.configuration['delta.logRetentionDuration']).toBe('interval 0 days');
   });
 });

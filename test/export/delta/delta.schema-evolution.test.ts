@@ -37,6 +37,7 @@ describe('a Delta table whose mirror gained a column (a migration)', () => {
     tool: 'loyalty-sync 0.0.0-test',
     rowGroupSize: 65_536,
     retainDays: 7,
+    logRetainDays: 30,
     logger: silentLogger,
   });
 

@@ -78,6 +78,18 @@ describe('vacuum of data files', () => {
     const result = plan(table, [entry('_delta_log/00000000000000000001.json', 2), entry('_change_data/cdc-1.parquet', 90), entry('.part-x.parquet.crc', 90), entry(LAST_CHECKPOINT, 90)]);
     expect(result.dataFiles).toEqual([]);
   });
+
+  it('spares names beginning with _ or . at every level of the path, as Spark\'s VACUUM does, and still deletes an old orphan in a subfolder', () => {
+    const table = state(4, []);
+    const result = plan(table, [
+      entry('.hidden_dir/keep.parquet', 90),
+      entry('sub/_hidden/x.parquet', 90),
+      entry('sub/.x.parquet.crc', 90),
+      entry('sub/.tmp-not-ours.parquet', 90),
+      entry('sub/orphan.parquet', 90),
+    ]);
+    expect(result.dataFiles).toEqual(['sub/orphan.parquet']);
+  });
 });
 
 describe('vacuum of the log', () => {
@@ -113,6 +125,18 @@ describe('vacuum of the log', () => {
     const young = log(25, (version) => (version < 10 ? 60 : 1));
     // Checkpoint 10 is a day old (written late): nothing before it is covered by an expired checkpoint.
     expect(plan(state(24, []), young.entries, young.checkpoints).logFiles).toEqual([]);
+  });
+
+  it('cuts by version at the checkpoint: a commit before it whose file was touched recently goes too', () => {
+    // Versions 0..19 are 60 days old, except commit 3, touched an hour ago; 20..24 a day old.
+    const { entries, checkpoints } = log(25, (version) => (version === 3 ? 1 / 24 : version < 20 ? 60 : 1));
+    expect(plan(state(24, []), entries, checkpoints).logFiles).toEqual(Array.from({ length: 10 }, (_, version) => commitPath(version)));
+  });
+
+  it('takes the cut-off from the commits\' times, not the checkpoint file\'s (a checkpoint written again later)', () => {
+    const { entries, checkpoints } = log(25, (version) => (version < 20 ? 60 : 1));
+    const touched = entries.map((item) => (item.path === checkpointPath(10) ? { ...item, modifiedMs: NOW } : item));
+    expect(plan(state(24, []), touched, checkpoints).logFiles).toEqual(Array.from({ length: 10 }, (_, version) => commitPath(version)));
   });
 
   it('never deletes the newest checkpoint, the commits after it, or _last_checkpoint, however old', () => {
