@@ -8,6 +8,7 @@ import { runExport, type Manifest, type ManifestFile } from '../../src/export/in
 import { startSimulator, type ProfileName, type SimulatorHandle, type SimulatorOptions } from '../../src/simulator/index.js';
 import { runSync, type SyncReport } from '../../src/sync/index.js';
 import { runVerify } from '../../src/verify/index.js';
+import { loadDeepRefresh } from '../../src/sync/deepRefreshState.js';
 import { duckdb, query, readCsv, silentLogger } from '../export/helpers.js';
 import { getBytes, getJson, newBucket, sha256, storeClient, testS3Settings, useAwsEnv } from '../s3/helpers.js';
 import { MIRRORED_STREAMS, mirrorDiff, mirrorDiffAll, recordingLogger, testClient, testConfig } from '../helpers/sync.js';
@@ -155,7 +156,7 @@ for (const { profile, options } of PROGRAMS) {
     });
 
     // Last, as it changes the program: an empty program gets its first records, a bare one stays bare.
-    it('after the program lived two hours, an incremental sync with refresh brings the mirror level again', async () => {
+    it('after the program lived two hours, an incremental sync with refresh brings the mirror level again, and a deep refresh brings every change of any age', async () => {
       sim.tick(2);
       const report = await runSync({ db, client, config, logger: silentLogger, refresh: true });
       expect(succeeded(report)).toEqual(MIRRORED_STREAMS.map((stream) => [stream, 'succeeded', undefined]));
@@ -163,6 +164,12 @@ for (const { profile, options } of PROGRAMS) {
       // Orders and activities change after creation; the sync re-reads the lookback window only, by design.
       expect(mirrorDiff(db, sim, 'orders', insideLookback(sim, 'orders'))).toEqual([]);
       expect(mirrorDiff(db, sim, 'activities', insideLookback(sim, 'activities'))).toEqual([]);
+      // The deep refresh reads them whole (an empty list marks nothing): every change of any age is in.
+      const deep = await runSync({ db, client, config, logger: silentLogger, deep: true });
+      expect(succeeded(deep)).toEqual(MIRRORED_STREAMS.map((stream) => [stream, 'succeeded', undefined]));
+      // An empty stream's plain read is already a whole one, which counts as its deep refresh.
+      for (const stream of ['orders', 'activities'] as const) expect(loadDeepRefresh(db, stream)).toMatchObject({ plan: null, requestedAt: null, lastError: null });
+      expect(mirrorDiffAll(db, sim)).toEqual([]);
     });
   });
 }
