@@ -100,7 +100,7 @@ function renderVerify(last: LastVerify | null): string {
   if (last.status === 'running') return `Last verify\n${what}, started ${last.startedAt}, still running (or killed)`;
   const outcome = last.status === 'failed' ? `FAILED: ${last.error ?? 'unknown error'}` : last.ok ? 'ok' : 'DIFFERENCES REMAIN';
   const repaired = last.repair && last.differences > 0 ? ' (repaired)' : '';
-  const found = `${last.compared} rows compared, ${last.differences} differences${repaired}, ${last.unsynced} unsynced, ${last.requests} requests`;
+  const found = `${last.compared} rows compared, ${last.differences} defects${repaired}, ${last.pending} pending (${last.unsynced} at the next sync), ${last.requests} requests`;
   return `Last verify\n${what} finished ${last.finishedAt ?? '-'}: ${outcome}\n${found}`;
 }
 

@@ -21,7 +21,7 @@ describe('once --verify and status', () => {
     expect(once.code, once.stderr).toBe(0);
     const steps = once.stdout.split('\n').filter((line) => /^(ok|FAIL)/.test(line));
     expect(steps.map((line) => line.split(/\s+/)[1])).toEqual(['sync:', 'verify:', 'push:', 'export:']);
-    expect(steps[1]).toMatch(/^ok {3}verify: no differences, \d+ requests; customers 0\/0\/0 of \d+/);
+    expect(steps[1]).toMatch(/^ok {3}verify: no defects, \d+ requests; customers 0\/0\/0 of \d+/);
 
     const json = await runCli(['status', '--json'], { env });
     expect(json.code).toBe(0);
@@ -31,6 +31,6 @@ describe('once --verify and status', () => {
     expect(status.lastVerify.streams.map((stream) => stream.stream)).toEqual(['customers', 'orders', 'activities', 'transactions', 'unsubscribes']);
 
     const text = await runCli(['status'], { env });
-    expect(text.stdout).toMatch(/Last verify\nsampled finished \S+: ok\n\d+ rows compared, 0 differences, \d+ unsynced, \d+ requests/);
+    expect(text.stdout).toMatch(/Last verify\nsampled finished \S+: ok\n\d+ rows compared, 0 defects, \d+ pending \(\d+ at the next sync\), \d+ requests/);
   });
 });
