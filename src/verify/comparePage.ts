@@ -9,7 +9,7 @@ import { toJsonText } from '../jsonText.js';
 /**
  * Compares the API's records with the mirror's rows for the same ids, has `judge` class each difference as
  * pending or a defect, and returns the records a repair stores: every one the mirror lacks or holds
- * differently, except those the next sync reads anyway (storing a new row ahead of the sync would move its
+ * differently, except those the next sync reads as new anyway (storing one ahead of the sync would move its
  * watermark past rows not read yet). `stored` looks a row up by id.
  */
 export function compareRecords(records: readonly ApiRecord[], stored: (id: MirrorId) => StoredRow | undefined, judge: DifferenceJudge, tally: StreamTally): ApiRecord[] {
@@ -24,7 +24,7 @@ export function compareRecords(records: readonly ApiRecord[], stored: (id: Mirro
     const verdict = judge.judge(record, row);
     if (verdict.class === 'deferred') tally.deferred += 1;
     else tally.judged(record.id, row === undefined || row.removed ? 'missing' : 'stale', verdict);
-    if (verdict.class !== 'pending' || verdict.pass !== 'next sync') differing.push(record);
+    if (verdict.class !== 'pending' || verdict.aheadOfSync !== true) differing.push(record);
   }
   return differing;
 }

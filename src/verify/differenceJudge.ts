@@ -16,13 +16,19 @@ import type { MirrorId, PassName } from './types.js';
 export type Verdict =
   /** No pass of the sync will bring it: the sync's own failure (or damage to the mirror). */
   | { class: 'defect' }
-  /** Changed upstream after the last pass that re-reads the row: `pass` brings it, falling due at `due`. */
-  | { class: 'pending'; pass: PassName; due: string | null }
+  /**
+   * Changed upstream after the last pass that re-reads the row: `pass` brings it, falling due at `due`.
+   * `aheadOfSync`: the next sync reads it as new, so a repair leaves it alone (storing it would move the
+   * watermark past rows not read yet).
+   */
+  | { class: 'pending'; pass: PassName; due: string | null; aheadOfSync?: true }
   /** An activity whose state differs: judged by `settle`, once the mirror's transactions are read for all of them. */
   | { class: 'deferred' };
 
 export const DEFECT: Verdict & { class: 'defect' } = { class: 'defect' };
-export const NEXT_SYNC: Verdict & { class: 'pending' } = { class: 'pending', pass: 'next sync', due: null };
+export const NEXT_SYNC: Verdict & { class: 'pending' } = { class: 'pending', pass: 'next sync', due: null, aheadOfSync: true };
+/** An activity queued in `activity_signals`: the next sync re-reads it below its watermark, so a repair may store it now. */
+const SIGNALLED: Verdict = { class: 'pending', pass: 'next sync', due: null };
 const DEFERRED: Verdict = { class: 'deferred' };
 
 /**
@@ -109,7 +115,7 @@ function rereadStreamJudge(
       if (stored === undefined || stored.removed) return DEFECT;
       const mirrored = parseRaw(stored.raw);
       if (datedByTransactions) {
-        if (signalled.get(record.id) !== undefined) return NEXT_SYNC;
+        if (signalled.get(record.id) !== undefined) return SIGNALLED;
         // The API changes an activity by its state alone (an approval, a void, a decline, an expiry).
         if (typeof record.state !== 'string' || record.state === mirrored?.state || !sameJson(toJsonText({ ...mirrored, state: record.state }), toJsonText(record))) return DEFECT;
         undated.push({ id: record.id as number, state: record.state, passes: passesFor(record) });
