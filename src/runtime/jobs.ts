@@ -7,7 +7,9 @@ import type { ManifestDeltaTable } from '../export/manifest.js';
 import type { Logger } from '../log.js';
 import type { OpsFacts } from '../metrics/facts.js';
 import { pushDueJobs, summarizePush } from '../queue/index.js';
+import { deepRefreshFacts } from './deepRefreshFacts.js';
 import { queueFacts } from './queueFacts.js';
+import { lastVerifyFact } from './verifyFacts.js';
 import { CREDENTIAL_REFUSED, describeStoppedSync, runSync, UNREACHABLE } from '../sync/index.js';
 import { runVerify } from '../verify/index.js';
 
@@ -53,7 +55,10 @@ export async function runJob(job: JobName, deps: WorkerDeps, signal?: AbortSigna
       case 'sync':
       case 'refresh':
       case 'deepRefresh': {
-        const report = await runSync({ ...deps, logger, refresh: job === 'refresh', deep: job === 'deepRefresh', acceptRemovals: options.acceptRemovals, signal });
+        // The deep refresh's progress as the mirror records it, also after a sync that failed part-way.
+        const report = await runSync({ ...deps, logger, refresh: job === 'refresh', deep: job === 'deepRefresh', acceptRemovals: options.acceptRemovals, signal }).finally(() =>
+          deps.facts?.deepRefreshRead(deepRefreshFacts(deps.db, deps.config.sync.streams)),
+        );
         const stopped = describeStoppedSync(report, deps.config.api.baseUrl);
         if (stopped !== null) return { job, ok: false, stopsRun: report.streams.some((s) => s.unreachable) ? UNREACHABLE : CREDENTIAL_REFUSED, summary: `${job}: ${stopped}` };
         const parts = report.streams.map((s) =>
@@ -69,7 +74,11 @@ export async function runJob(job: JobName, deps: WorkerDeps, signal?: AbortSigna
       }
       case 'verify': {
         // Sampled and read-only: a scheduled verify reports, an operator decides on --repair.
-        const report = await runVerify({ ...deps, logger, mode: 'sample', requests: deps.config.verify.requests, repair: false, signal });
+        const report = await runVerify({ ...deps, logger, mode: 'sample', requests: deps.config.verify.requests, repair: false, signal }).finally(() => {
+          // As the mirror records it, also when the verify failed before its report.
+          const verified = deps.facts && lastVerifyFact(deps.db);
+          if (verified) deps.facts?.verifyFinished(verified);
+        });
         const parts = report.streams.map((s) =>
           s.error !== undefined
             ? `${s.stream} failed (${s.error})`

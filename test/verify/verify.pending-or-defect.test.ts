@@ -5,6 +5,7 @@ import { sameJson } from '../../src/db/sameJson.js';
 import { startSimulator, type SimulatorHandle } from '../../src/simulator/index.js';
 import { completeDeepRefresh } from '../../src/sync/deepRefreshState.js';
 import { runSync } from '../../src/sync/index.js';
+import { lastVerifyFact } from '../../src/runtime/verifyFacts.js';
 import { runVerify, type StreamVerifyResult } from '../../src/verify/index.js';
 import { freshMirror } from '../helpers/tempDir.js';
 import { mirrorDiffAll, recordingLogger, testClient, testConfig } from '../helpers/sync.js';
@@ -128,6 +129,10 @@ describe('verify on a live program whose old records change', () => {
 
     const repaired = await verifyCli(sim, path, ['--full', '--repair', ...JUDGED]);
     expect(repaired.code, repaired.stderr).toBe(0);
+    // Its metrics (read from the mirror at a process's start) show what it left: no defect, and of the pending
+    // rows only those the next sync reads as new.
+    expect(lastVerifyFact(db)?.streams).toEqual(repaired.report!.streams.map((result) => ({ stream: result.stream, pending: result.unsynced, defect: 0 })));
+    expect(repaired.report!.streams.map((result) => result.defects > 0)).toEqual([true, true]);
     const again = await verifyCli(sim, path, ['--full', ...JUDGED]);
     expect(again.code).toBe(0);
     // What remains is only what the next sync reads as new: a repair stores nothing ahead of its watermark.
