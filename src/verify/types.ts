@@ -85,7 +85,7 @@ export interface VerifyReport {
   mode: VerifyMode;
   /** Requests sent to the API, retries included. */
   requests: number;
-  /** True when no difference remains (none found, or all repaired) and every stream was verified. */
+  /** True when no defect remains (none found, or all repaired) and every stream was verified; pending differences do not count. */
   ok: boolean;
   streams: StreamVerifyResult[];
 }
