@@ -1,13 +1,7 @@
 import type { StreamName } from '../config.js';
 import { getStream } from '../streams/index.js';
 
-/**
- * Of `streams`, those the deep refresh reads whole: records that change at any age in a list the API cannot
- * filter by update time (orders and activities), the streams with a refresh and no `updated_at` filter.
- */
+/** Of `streams`, those the deep refresh reads whole: records that change at any age in a list without an update filter. */
 export function deepRefreshedStreams(streams: readonly StreamName[]): StreamName[] {
-  return streams.filter((name) => {
-    const strategy = getStream(name).strategy;
-    return strategy.kind === 'since-id' && strategy.refresh !== undefined;
-  });
+  return streams.filter((name) => getStream(name).noUpdateFilter === true);
 }
