@@ -13,15 +13,15 @@ const APPEND_MOSTLY = ['transactions', 'activities', 'orders'] as const;
  * `ourTime` was created before it, so its `created_at` is at most the API's time then: the bound errs early,
  * which makes verify call a difference pending rather than a defect, never the other way round.
  *
- * Each table is walked from its newest id down to the first row stored by then. When its oldest row was
- * stored after `ourTime` (the pass was the first sync, which stored everything), none was: the walk is
- * skipped rather than reading the whole table for nothing.
+ * Each table is walked from its newest id down to the first row stored by then, once a sync of it that
+ * stored rows had finished by then: when none had (the pass was the first sync, which stored everything),
+ * the walk would read the whole table to find nothing.
  */
 export function apiTimeAt(db: Db, ourTime: string): number | null {
+  const storedBefore = db.prepare('SELECT 1 FROM sync_runs WHERE stream = @table AND started_at <= @at AND finished_at <= @at AND rows_inserted > 0 LIMIT 1').pluck();
   let newest: number | null = null;
   for (const table of APPEND_MOSTLY) {
-    const first = db.prepare(`SELECT _synced_at FROM ${table} ORDER BY id LIMIT 1`).pluck().get() as string | undefined;
-    if (first === undefined || first > ourTime) continue;
+    if (storedBefore.get({ table, at: ourTime }) === undefined) continue;
     const created = db.prepare(`SELECT created_at FROM ${table} WHERE _synced_at <= ? AND created_at IS NOT NULL ORDER BY id DESC LIMIT 1`).pluck().get(ourTime) as
       | string
       | undefined;
