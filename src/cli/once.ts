@@ -14,7 +14,8 @@ import { withWorker } from '../runtime/worker.js';
 const HELP = `Usage: loyalty-sync once [--config FILE] [--verify] [--export-daily] [--accept-removals] [--metrics-file PATH] [--pushgateway URL]
 
 Runs sync, then push, then export, printing one line per step. With --verify, a sampled verify
-(verify.requests requests, default 50) runs right after the sync; differences it finds fail the run.
+(verify.requests requests, default 50) runs right after the sync; defects it finds fail the run
+(pending differences, which the sync's next passes bring, do not).
 When the sync finds the API unreachable at all (connection refused, no such host, TLS refused), or the API
 refuses the credential (401, or 403 before any stream succeeded), the verify and the push are skipped and the export
 still runs from the mirror. Without LOYALTY_API_KEY nothing runs: exit 2.

@@ -14,7 +14,8 @@ const HELP = `Usage: loyalty-sync run [--config FILE] [--metrics-listen HOST:POR
 
 Stays up and runs the jobs on the schedules of the config (schedule.sync, schedule.refresh,
 schedule.push, schedule.export, schedule.verify; cron expressions, 5 or 6 fields, in schedule.timezone).
-The scheduled verify is sampled (verify.requests requests) and read-only; it logs what it found.
+The scheduled verify is sampled (verify.requests requests) and read-only; it logs what it found,
+and the loyalty_verify_* metrics show it (LoyaltyVerifyDefects alerts on a defect).
 A job never overlaps itself. If another loyalty-sync holds the mirror, waits for it.
 SIGTERM or SIGINT: stop scheduling, let the work in flight commit (runtime.shutdownDeadlineSeconds),
 close the mirror and exit 0; a second signal exits at once.

@@ -1,3 +1,4 @@
+import type { Config } from '../config.js';
 import type { Db } from '../db/open.js';
 import { lastExport, lastPublication, type LastExport, type LastPublication } from '../export/index.js';
 import { deltaTables, type DeltaTableStatus } from '../export/delta/deltaStatus.js';
@@ -7,6 +8,7 @@ import { listDrift, type DriftEntry } from '../drift/index.js';
 import { formatAge } from '../formatAge.js';
 import { checkHealth } from '../health/checkHealth.js';
 import { readSyncStatus, type StreamStatus } from '../sync/index.js';
+import { readDeepRefreshStatus, type DeepRefreshStatus } from '../sync/deepRefreshStatus.js';
 import { lastVerify, type LastVerify } from '../verify/index.js';
 import { parseCommandArgs } from './args.js';
 import { readMirror, type CommandContext } from './context.js';
@@ -16,6 +18,8 @@ const USAGE = `Usage: loyalty-sync status [--json] [--check]
 
 Show what an operator asks first:
   per stream: rows in the mirror, watermark, last success and its age (the lag), last error;
+  the deep refresh of orders and activities: the last one (started, completed, rows it marked
+    removed), the one under way (pages and rows so far), and when the next is due;
   the write queue: jobs per state and the oldest queued job;
   the last export and its manifest;
   the last publication to object storage: target, run, files, bytes, when, and whether it completed;
@@ -29,7 +33,9 @@ With --check, it checks instead, for probes and cron alerts: one line per findin
   a configured stream's last successful sync is older than health.maxSyncAgeMinutes (default 60),
   a write job is dead,
   a job has been unknown for longer than health.maxUnknownAgeHours (default 24),
-  or the last export is older than health.maxExportAgeHours (default 26), once exports have run;
+  the last export is older than health.maxExportAgeHours (default 26), once exports have run,
+  or no deep refresh of orders or activities has completed for twice sync.deepRefreshIntervalHours
+  (default 24, so 48 hours; or one has been under way that long without any ever completing);
 otherwise one line and exit 0.
 
 Options:
@@ -42,6 +48,8 @@ Options:
 export interface StatusReport {
   generatedAt: string;
   streams: StreamStatus[];
+  /** The deep refresh of each configured stream it reads whole (orders, activities). */
+  deepRefresh: DeepRefreshStatus[];
   queue: QueueCounts;
   lastExport: LastExport | null;
   /** The newest publication to object storage (export.url or --to), complete or not. */
@@ -56,10 +64,11 @@ export interface StatusReport {
   schema_drift: DriftEntry[];
 }
 
-export function collectStatus(db: Db, now: Date = new Date()): StatusReport {
+export function collectStatus(db: Db, config: Readonly<Config>, now: Date = new Date()): StatusReport {
   return {
     generatedAt: now.toISOString(),
     streams: readSyncStatus(db, now),
+    deepRefresh: readDeepRefreshStatus(db, config.sync, now),
     queue: queueCounts(db),
     lastExport: lastExport(db),
     lastPublication: lastPublication(db),
@@ -72,7 +81,7 @@ export function collectStatus(db: Db, now: Date = new Date()): StatusReport {
 
 /** One text block per section of the report, blank-line separated; a new section adds its block here. */
 export function renderStatus(status: StatusReport): string {
-  const sections = [renderStreams(status.streams), renderQueue(status.queue), renderExport(status.lastExport), renderPublication(status.lastPublication), renderDelta(status.delta), renderVerify(status.lastVerify), renderLock(status.lock), renderDrift(status.schema_drift)];
+  const sections = [renderStreams(status.streams), renderDeepRefresh(status.deepRefresh), renderQueue(status.queue), renderExport(status.lastExport), renderPublication(status.lastPublication), renderDelta(status.delta), renderVerify(status.lastVerify), renderLock(status.lock), renderDrift(status.schema_drift)];
   return `${sections.join('\n\n')}\n`;
 }
 
@@ -100,7 +109,7 @@ function renderVerify(last: LastVerify | null): string {
   if (last.status === 'running') return `Last verify\n${what}, started ${last.startedAt}, still running (or killed)`;
   const outcome = last.status === 'failed' ? `FAILED: ${last.error ?? 'unknown error'}` : last.ok ? 'ok' : 'DIFFERENCES REMAIN';
   const repaired = last.repair && last.differences > 0 ? ' (repaired)' : '';
-  const found = `${last.compared} rows compared, ${last.differences} differences${repaired}, ${last.unsynced} unsynced, ${last.requests} requests`;
+  const found = `${last.compared} rows compared, ${last.differences} defects${repaired}, ${last.pending} pending (${last.unsynced} at the next sync), ${last.requests} requests`;
   return `Last verify\n${what} finished ${last.finishedAt ?? '-'}: ${outcome}\n${found}`;
 }
 
@@ -127,10 +136,10 @@ export async function statusCommand(argv: string[], ctx: CommandContext): Promis
     if (values.check) {
       const findings = checkHealth(db, ctx.config);
       if (values.json) ctx.stdout.write(`${JSON.stringify(findings, null, 2)}\n`);
-      else ctx.stdout.write(findings.length === 0 ? 'healthy: streams synced, no dead or long-unknown jobs, exports current\n' : `${findings.map((finding) => finding.message).join('\n')}\n`);
+      else ctx.stdout.write(findings.length === 0 ? 'healthy: streams synced, no dead or long-unknown jobs, exports current, deep refreshes on time\n' : `${findings.map((finding) => finding.message).join('\n')}\n`);
       return findings.length === 0 ? EXIT_OK : EXIT_FAILED;
     }
-    const status = collectStatus(db);
+    const status = collectStatus(db, ctx.config);
     ctx.stdout.write(values.json ? `${JSON.stringify(status, null, 2)}\n` : renderStatus(status));
     return EXIT_OK;
   } finally {
@@ -156,6 +165,20 @@ function renderStreams(streams: StreamStatus[]): string {
     errorText(s),
   ]);
   return ['Streams', ...alignedLines(header, rows)].join('\n');
+}
+
+function renderDeepRefresh(streams: DeepRefreshStatus[]): string {
+  if (streams.length === 0) return 'Deep refresh\nnone: neither orders nor activities is in sync.streams';
+  const header = ['stream', 'last started', 'completed', 'removed', 'under way', 'next due'];
+  const rows = streams.map((s) => [
+    s.stream,
+    s.last?.startedAt ?? 'never',
+    s.last?.completedAt ?? '-',
+    s.last === null || s.last.removed === null ? '-' : String(s.last.removed),
+    s.underWay === null ? '-' : `${s.underWay.pages} pages, ${s.underWay.rows} rows since ${s.underWay.startedAt ?? '-'}`,
+    `${s.dueAt ?? (s.underWay === null ? 'at the next sync' : 'continues at the next sync')}${s.overdue ? ' (OVERDUE)' : ''}${s.lastError === null ? '' : `; last error ${s.lastError.at}: ${s.lastError.message}`}`,
+  ]);
+  return ['Deep refresh', ...alignedLines(header, rows)].join('\n');
 }
 
 /** A header and rows as lines of columns padded to a common width. */

@@ -16,8 +16,9 @@ const USAGE = `Usage: loyalty-sync verify [--stream NAME]... [--full | --request
 
 Show that the mirror equals the API, and repair it where it does not. Per stream, rows are
 missing (the API has them, the mirror does not), extra (the mirror has them, the API does not)
-or stale (the stored record differs). Rows that appeared or changed after the last sync are
-counted as unsynced: the next sync reads them, so they are not differences.
+or stale (the stored record differs). A difference is pending when the row changed upstream after
+the last pass of the sync that re-reads it: the report names that pass (next sync, next refresh or
+next deep refresh) and when it is due. Every other difference is a defect, and only defects fail.
 
 By default a sample is compared within a budget of requests (through the same rate limit as
 the sync): the newest page of each stream, the whole unsubscribe list when it fits, and random
@@ -27,8 +28,9 @@ Options:
   --stream NAME  verify only this stream (repeatable): ${STREAM_NAMES.join(', ')}
   --full         compare every row of the API with the mirror (no budget)
   --requests N   sampled mode's budget of requests, retries included (default ${DEFAULT_VERIFY_REQUESTS})
-  --repair       store missing and stale rows as the sync does, mark extras with _removed_at
-                 (never deleted), and correct a watermark that extras had pushed up;
+  --repair       store missing and stale rows as the sync does (defects and pending ones alike,
+                 except rows the next sync reads as new), mark extras with _removed_at (never
+                 deleted), and correct a watermark that extras had pushed up;
                  takes the writer lock, so it fails while another loyalty-sync holds the mirror;
                  extras that are all of a table's rows, or more than sync.maxRemovedShare of them,
                  are not marked (the stream fails) unless --accept-removals confirms them
@@ -37,8 +39,8 @@ Options:
   --json         print one JSON document instead of the table
   --help         show this help
 
-Exit codes: 0 no difference remains (none found, or all repaired); 1 differences remain, or the
-API failed; 2 bad usage.
+Exit codes: 0 no defect remains (none found, or all repaired; pending differences do not count);
+1 defects remain, or the API failed; 2 bad usage.
 `;
 
 export async function verifyCommand(argv: string[], ctx: CommandContext): Promise<number> {

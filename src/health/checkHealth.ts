@@ -3,6 +3,8 @@ import type { Db } from '../db/open.js';
 import { lastExport } from '../export/index.js';
 import { formatAge } from '../formatAge.js';
 import { readSyncStatus } from '../sync/index.js';
+import { OVERDUE_INTERVALS } from '../sync/deepRefreshOverdue.js';
+import { readDeepRefreshStatus, type DeepRefreshStatus } from '../sync/deepRefreshStatus.js';
 
 const MINUTE_MS = 60_000;
 const HOUR_MS = 60 * MINUTE_MS;
@@ -11,14 +13,14 @@ const JOBS_NAMED = 3;
 
 /** One reason the mirror is unhealthy: what an operator would be paged for. */
 export interface HealthFinding {
-  kind: 'stale_sync' | 'dead_jobs' | 'unknown_jobs' | 'stale_export';
+  kind: 'stale_sync' | 'dead_jobs' | 'unknown_jobs' | 'stale_export' | 'overdue_deep_refresh';
   /** One line for a person, e.g. `dead: 1 job (add_points, job 12: 404 Customer not found)`. */
   message: string;
-  /** The stream, for stale_sync. */
+  /** The stream, for stale_sync and overdue_deep_refresh. */
   stream?: string;
   /** Jobs concerned, for dead_jobs and unknown_jobs. */
   count?: number;
-  /** Seconds since the last success, for stale_sync and stale_export; null when there never was one. */
+  /** Seconds since the last success, for stale_sync, stale_export and overdue_deep_refresh; null when there never was one. */
   ageSeconds?: number | null;
 }
 
@@ -32,8 +34,9 @@ interface JobLine {
 
 /**
  * What `status --check` alerts on: a configured stream not synced within health.maxSyncAgeMinutes, a
- * dead job, a job unknown for longer than health.maxUnknownAgeHours, and (once exports have run) an
- * export older than health.maxExportAgeHours, or none that ever succeeded. No finding means healthy.
+ * dead job, a job unknown for longer than health.maxUnknownAgeHours, (once exports have run) an
+ * export older than health.maxExportAgeHours, or none that ever succeeded, and a deep refresh overdue
+ * (as LoyaltyDeepRefreshOverdue judges it). No finding means healthy.
  */
 export function checkHealth(db: Db, config: Readonly<Config>, now: Date = new Date()): HealthFinding[] {
   const findings: HealthFinding[] = [];
@@ -74,7 +77,21 @@ export function checkHealth(db: Db, config: Readonly<Config>, now: Date = new Da
       findings.push({ kind: 'stale_export', ageSeconds, message: `stale export: the last export (${exported.runId}) finished ${formatAge(ageSeconds)} ago (limit ${maxExportAgeHours}h)` });
     }
   }
+  for (const deep of readDeepRefreshStatus(db, config.sync, now).filter((status) => status.overdue)) findings.push(overdueDeepRefresh(deep, config.sync.deepRefreshIntervalHours, now));
   return findings;
+}
+
+function overdueDeepRefresh(deep: DeepRefreshStatus, intervalHours: number, now: Date): HealthFinding {
+  const limit = `limit ${OVERDUE_INTERVALS * intervalHours}h, twice sync.deepRefreshIntervalHours`;
+  const ageOf = (at: string): number => Math.max(0, Math.round((now.getTime() - Date.parse(at)) / 1000));
+  const error = deep.lastError === null ? '' : `; last error: ${deep.lastError.message}`;
+  if (deep.last?.completedAt) {
+    const ageSeconds = ageOf(deep.last.completedAt);
+    return { kind: 'overdue_deep_refresh', stream: deep.stream, ageSeconds, message: `overdue deep refresh: ${deep.stream} last completed one ${formatAge(ageSeconds)} ago (${limit})${error}` };
+  }
+  const since = deep.underWay?.startedAt ?? null;
+  const running = since === null ? '' : `, and the one under way began ${formatAge(ageOf(since))} ago`;
+  return { kind: 'overdue_deep_refresh', stream: deep.stream, ageSeconds: null, message: `overdue deep refresh: ${deep.stream} has never completed one${running} (${limit})${error}` };
 }
 
 /** Export runs that failed or were interrupted, and the newest one's error; none in a mirror without exports. */

@@ -23,6 +23,26 @@ export interface StreamSyncFact {
   finishedAt: Date;
 }
 
+/** How verify classes a difference: pending (a pass of the sync brings it) or a defect (none will). */
+export const VERIFY_CLASSES = ['pending', 'defect'] as const;
+
+export interface VerifyFact {
+  finishedAt: Date;
+  /** No defect remained and every stream was verified. */
+  ok: boolean;
+  /** Per stream verified: the differences the run left, by class (a repair leaves none it stored). */
+  streams: ReadonlyArray<{ stream: StreamName } & Record<(typeof VERIFY_CLASSES)[number], number>>;
+}
+
+/** Where a deep-refreshed stream's deep refresh stands. */
+export interface DeepRefreshFact {
+  stream: StreamName;
+  /** When the last one completed; null before any. */
+  lastSuccessAt: Date | null;
+  /** Pages the one under way has read so far; 0 when none is under way. */
+  pages: number;
+}
+
 export interface ExportFact {
   finishedAt: Date;
   files: ReadonlyArray<{ table: ExportTable; format: ExportFormat; rows: number; bytes: number }>;
@@ -49,4 +69,8 @@ export interface OpsFacts {
    * does not look like a mirror that never synced or exported.
    */
   lastSuccessesRead(fact: { syncs: ReadonlyArray<{ stream: StreamName; at: Date }>; export: Date | null }): void;
+  /** The last verify that finished, read from the mirror at start and after each verify job. */
+  verifyFinished(fact: VerifyFact): void;
+  /** Each deep-refreshed configured stream's deep refresh, read from the mirror at start and after each sync job. */
+  deepRefreshRead(facts: readonly DeepRefreshFact[]): void;
 }

@@ -1,7 +1,7 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { STREAM_NAMES, type Config, type ExportFormat, type StreamName } from '../config.js';
 import { JOB_KINDS, JOB_STATES } from '../queue/types.js';
-import { PUSH_OUTCOMES, SYNC_CHANGES, SYNC_OUTCOMES, type OpsFacts } from './facts.js';
+import { PUSH_OUTCOMES, SYNC_CHANGES, SYNC_OUTCOMES, VERIFY_CLASSES, type OpsFacts } from './facts.js';
 
 /** The metrics of one process: a registry of its own (never prom-client's global one) and the facts that feed it. */
 export interface Metrics {
@@ -60,9 +60,21 @@ export function createMetrics(known?: KnownLabelValues): Metrics {
   const exportLastSuccess = new Gauge({ name: 'loyalty_export_last_success_timestamp_seconds', help: 'Unix time of the last successful export.', registers });
   const exportRows = new Counter({ name: 'loyalty_export_rows_total', help: 'Rows written by successful exports, by table and format.', labelNames: ['table', 'format'], registers });
   const exportBytes = new Counter({ name: 'loyalty_export_bytes_total', help: 'Bytes written by successful exports, by table and format.', labelNames: ['table', 'format'], registers });
+  const verifyDifferences = new Gauge({
+    name: 'loyalty_verify_differences',
+    help: 'Differences the last verify left, by stream and class: pending (a pass of the sync brings it) or defect (none will).',
+    labelNames: ['stream', 'class'],
+    registers,
+  });
+  const verifyLastRun = new Gauge({ name: 'loyalty_verify_last_run_timestamp_seconds', help: 'Unix time the last verify finished.', registers });
+  const verifyLastOk = new Gauge({ name: 'loyalty_verify_last_run_ok', help: '1 when the last verify left no defect and verified every stream, else 0.', registers });
+  const deepLastSuccess = new Gauge({ name: 'loyalty_deep_refresh_last_success_timestamp_seconds', help: 'Unix time the last deep refresh of the stream completed.', labelNames: ['stream'], registers });
+  const deepPages = new Gauge({ name: 'loyalty_deep_refresh_pages', help: 'Pages the deep refresh under way has read so far; 0 when none is under way.', labelNames: ['stream'], registers });
   // A gauge without labels starts at 0 in prom-client; no sample until a time is known.
   exportLastSuccess.remove();
   oldestUnknown.remove();
+  verifyLastRun.remove();
+  verifyLastOk.remove();
 
   if (known !== undefined) {
     for (const stream of known.streams) {
@@ -112,6 +124,20 @@ export function createMetrics(known?: KnownLabelValues): Metrics {
         exportBytes.inc({ table: file.table, format: file.format }, file.bytes);
       }
       exportLastSuccess.set(fact.finishedAt.getTime() / 1000);
+    },
+    verifyFinished(fact) {
+      // Only the last verify's streams: one that verified fewer streams leaves no figure of an older run behind.
+      verifyDifferences.reset();
+      for (const stream of fact.streams) for (const kind of VERIFY_CLASSES) verifyDifferences.set({ stream: stream.stream, class: kind }, stream[kind]);
+      verifyLastRun.set(fact.finishedAt.getTime() / 1000);
+      verifyLastOk.set(fact.ok ? 1 : 0);
+    },
+    deepRefreshRead(facts) {
+      for (const { stream, lastSuccessAt, pages } of facts) {
+        deepPages.set({ stream }, pages);
+        if (lastSuccessAt === null) deepLastSuccess.remove({ stream });
+        else deepLastSuccess.set({ stream }, lastSuccessAt.getTime() / 1000);
+      }
     },
     lastSuccessesRead(fact) {
       for (const { stream, at } of fact.syncs) syncLastSuccess.set({ stream }, at.getTime() / 1000);

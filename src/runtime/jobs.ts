@@ -7,7 +7,9 @@ import type { ManifestDeltaTable } from '../export/manifest.js';
 import type { Logger } from '../log.js';
 import type { OpsFacts } from '../metrics/facts.js';
 import { pushDueJobs, summarizePush } from '../queue/index.js';
+import { deepRefreshFacts } from './deepRefreshFacts.js';
 import { queueFacts } from './queueFacts.js';
+import { lastVerifyFact } from './verifyFacts.js';
 import { CREDENTIAL_REFUSED, describeStoppedSync, runSync, UNREACHABLE } from '../sync/index.js';
 import { runVerify } from '../verify/index.js';
 
@@ -53,7 +55,10 @@ export async function runJob(job: JobName, deps: WorkerDeps, signal?: AbortSigna
       case 'sync':
       case 'refresh':
       case 'deepRefresh': {
-        const report = await runSync({ ...deps, logger, refresh: job === 'refresh', deep: job === 'deepRefresh', acceptRemovals: options.acceptRemovals, signal });
+        // The deep refresh's progress as the mirror records it, also after a sync that failed part-way.
+        const report = await runSync({ ...deps, logger, refresh: job === 'refresh', deep: job === 'deepRefresh', acceptRemovals: options.acceptRemovals, signal }).finally(() =>
+          deps.facts?.deepRefreshRead(deepRefreshFacts(deps.db, deps.config.sync.streams)),
+        );
         const stopped = describeStoppedSync(report, deps.config.api.baseUrl);
         if (stopped !== null) return { job, ok: false, stopsRun: report.streams.some((s) => s.unreachable) ? UNREACHABLE : CREDENTIAL_REFUSED, summary: `${job}: ${stopped}` };
         const parts = report.streams.map((s) =>
@@ -69,11 +74,18 @@ export async function runJob(job: JobName, deps: WorkerDeps, signal?: AbortSigna
       }
       case 'verify': {
         // Sampled and read-only: a scheduled verify reports, an operator decides on --repair.
-        const report = await runVerify({ ...deps, logger, mode: 'sample', requests: deps.config.verify.requests, repair: false, signal });
+        const report = await runVerify({ ...deps, logger, mode: 'sample', requests: deps.config.verify.requests, repair: false, signal }).finally(() => {
+          // As the mirror records it, also when the verify failed before its report.
+          const verified = deps.facts && lastVerifyFact(deps.db);
+          if (verified) deps.facts?.verifyFinished(verified);
+        });
         const parts = report.streams.map((s) =>
-          s.error !== undefined ? `${s.stream} failed (${s.error})` : `${s.stream} ${s.missing_count}/${s.extra_count}/${s.stale_count} of ${s.compared}`,
+          s.error !== undefined
+            ? `${s.stream} failed (${s.error})`
+            : `${s.stream} ${s.missing_count}/${s.extra_count}/${s.stale_count} of ${s.compared}${s.pending.count > 0 ? ` (${s.pending.count} pending)` : ''}`,
         );
-        const verdict = report.ok ? 'no differences' : 'DIFFERENCES (missing/extra/stale of compared)';
+        // Pending rows (changed upstream after the pass that re-reads them) come with the sync's next passes: only defects fail.
+        const verdict = report.ok ? 'no defects' : 'DEFECTS (missing/extra/stale of compared)';
         return { job, ok: report.ok, summary: `verify: ${verdict}, ${report.requests} requests; ${parts.join(', ')}` };
       }
       case 'export': {

@@ -6,10 +6,12 @@ import type { OpsFacts } from '../metrics/facts.js';
 import type { Health } from '../metrics/health.js';
 import { countMirrorRows } from '../sync/mirrorRows.js';
 import type { WorkerDeps } from './jobs.js';
+import { deepRefreshFacts } from './deepRefreshFacts.js';
 import { lastSuccessFacts } from './lastSuccessFacts.js';
 import { acquireLock } from './lock.js';
 import { queueFacts } from './queueFacts.js';
 import { installShutdown } from './shutdown.js';
+import { lastVerifyFact } from './verifyFacts.js';
 
 export interface WorkerOptions {
   /** Named in the lock so another process can say who holds the mirror. */
@@ -41,6 +43,9 @@ export async function withWorker<T>(ctx: CommandContext, options: WorkerOptions,
     // successes come first: before the lock, so a run that fails or waits still reports them.
     if (facts) {
       facts.lastSuccessesRead(lastSuccessFacts(db, config.sync.streams));
+      facts.deepRefreshRead(deepRefreshFacts(db, config.sync.streams));
+      const verified = lastVerifyFact(db);
+      if (verified !== null) facts.verifyFinished(verified);
       for (const table of STREAM_NAMES) facts.mirrorRows(table, countMirrorRows(db, table));
       facts.queueCounted(...queueFacts(db));
     }

@@ -1,17 +1,18 @@
 import type { ApiRecord } from '../db/upsertRecords.js';
 import { sameJson } from '../db/sameJson.js';
+import type { DifferenceJudge } from './differenceJudge.js';
 import type { StoredRow } from './mirrorRows.js';
 import type { StreamTally } from './streamTally.js';
-import type { SyncReach } from './syncReach.js';
 import type { MirrorId } from './types.js';
 import { toJsonText } from '../jsonText.js';
 
 /**
- * Compares the API's records with the mirror's rows for the same ids and returns the records the mirror
- * lacks or holds differently (not those the next sync reads anyway): what a repair stores.
- * `stored` looks a row up by id.
+ * Compares the API's records with the mirror's rows for the same ids, has `judge` class each difference as
+ * pending or a defect, and returns the records a repair stores: every one the mirror lacks or holds
+ * differently, except those the next sync reads as new anyway (storing one ahead of the sync would move its
+ * watermark past rows not read yet). `stored` looks a row up by id.
  */
-export function compareRecords(records: readonly ApiRecord[], stored: (id: MirrorId) => StoredRow | undefined, reach: SyncReach, tally: StreamTally): ApiRecord[] {
+export function compareRecords(records: readonly ApiRecord[], stored: (id: MirrorId) => StoredRow | undefined, judge: DifferenceJudge, tally: StreamTally): ApiRecord[] {
   const differing: ApiRecord[] = [];
   for (const record of records) {
     tally.seen(record.id);
@@ -20,14 +21,10 @@ export function compareRecords(records: readonly ApiRecord[], stored: (id: Mirro
       tally.compared += 1;
       continue;
     }
-    if (reach.unsynced(record, row)) {
-      tally.unsynced += 1;
-      continue;
-    }
-    tally.compared += 1;
-    if (row === undefined || row.removed) tally.missing.add(record.id);
-    else tally.stale.add(record.id);
-    differing.push(record);
+    const verdict = judge.judge(record, row);
+    if (verdict.class === 'deferred') tally.deferred += 1;
+    else tally.judged(record.id, row === undefined || row.removed ? 'missing' : 'stale', verdict);
+    if (verdict.class !== 'pending' || verdict.aheadOfSync !== true) differing.push(record);
   }
   return differing;
 }

@@ -9,6 +9,7 @@ import { IdSpans } from '../sync/idSpans.js';
 import { compareSpanPage } from './spanPage.js';
 import type { StreamVerifyContext } from './streamContext.js';
 import type { MirrorId } from './types.js';
+import { DEFECT, NEXT_SYNC } from './differenceJudge.js';
 
 /** Pages fetched ahead of the comparison, as the sync does, so the network does not wait for SQLite. */
 const READ_AHEAD_PAGES = 16;
@@ -70,7 +71,7 @@ async function compareWalk(ctx: StreamVerifyContext, take: () => Promise<SourceP
       checkIds(stream, page.items);
       ctx.noteDrift(page.items);
       for (const record of page.items) seen.add(record.id);
-      const differing = compareRecords(page.items, (id) => mirror.byId(id), ctx.reach, tally);
+      const differing = compareRecords(page.items, (id) => mirror.byId(id), ctx.judge, tally);
       ctx.repairer?.store(differing);
       ctx.signal.throwIfAborted();
     }
@@ -86,18 +87,21 @@ async function compareWalk(ctx: StreamVerifyContext, take: () => Promise<SourceP
  * After a complete walk: present rows the walk did not return are extras, or gone since the last sync.
  * A walk by page number skips an address when one before it leaves the list meanwhile, so, as the sync
  * does before it tombstones, what the first walk missed is an extra only if a second walk (`walkAgain`,
- * null when it could not be made) misses it too.
+ * null when it could not be made) misses it too; one that could not be made leaves them to the next sync.
  */
 export async function judgeUnseen(ctx: StreamVerifyContext, seen: ReadonlySet<MirrorId>, walkAgain: () => Promise<ReadonlySet<MirrorId> | null>): Promise<void> {
   const suspects = [...ctx.mirror.presentRows()].filter((row) => !seen.has(row.id));
-  const gone = suspects.filter((row) => ctx.reach.goneSinceSync(row));
-  ctx.tally.unsynced += gone.length;
-  const unexplained = suspects.filter((row) => !ctx.reach.goneSinceSync(row));
+  const unexplained = suspects.filter((row) => {
+    const verdict = ctx.judge.judgeGone(row);
+    if (verdict.class !== 'pending') return true;
+    ctx.tally.judged(row.id, 'extra', verdict);
+    return false;
+  });
   if (unexplained.length === 0) return;
   const again = await walkAgain();
   for (const row of unexplained) {
-    if (again === null) ctx.tally.unsynced += 1;
+    if (again === null) ctx.tally.judged(row.id, 'extra', NEXT_SYNC);
     else if (again.has(row.id)) ctx.tally.compared += 1;
-    else ctx.tally.suspectExtra(row.id);
+    else ctx.tally.judged(row.id, 'extra', DEFECT);
   }
 }

@@ -4,14 +4,14 @@ const COUNT = new Intl.NumberFormat('en-US');
 
 /** The report as a table for a person at a terminal, with the ids of each difference below it. */
 export function renderVerifyReport(report: VerifyReport): string {
-  const header = ['stream', 'compared', 'missing', 'extra', 'stale', 'unsynced', report.streams.some((s) => s.repaired) ? 'repaired' : 'missing rows'];
+  const header = ['stream', 'compared', 'missing', 'extra', 'stale', 'pending', report.streams.some((s) => s.repaired) ? 'repaired' : 'missing rows'];
   const rows = report.streams.map((s) => [
     s.stream,
     COUNT.format(s.compared),
     COUNT.format(s.missing_count),
     COUNT.format(s.extra_count),
     COUNT.format(s.stale_count),
-    COUNT.format(s.unsynced),
+    COUNT.format(s.pending.count),
     s.error !== undefined ? `FAILED: ${s.error}` : s.repaired ? describeRepair(s) : describeMissing(s),
   ]);
   const widths = header.map((title, i) => Math.max(title.length, ...rows.map((row) => row[i].length)));
@@ -19,7 +19,10 @@ export function renderVerifyReport(report: VerifyReport): string {
     cells.map((cell, i) => (i === 0 || i === cells.length - 1 ? cell.padEnd(widths[i]) : cell.padStart(widths[i]))).join('  ').trimEnd();
   const ids = report.streams.flatMap(listIds);
   const mode = report.mode === 'full' ? 'full verify' : 'sampled verify';
-  const verdict = report.ok ? 'ok: no difference remains' : 'differences remain (or a stream could not be verified)';
+  const pending = report.streams.reduce((sum, s) => sum + s.pending.count, 0);
+  const verdict = report.ok
+    ? `ok: no defect remains${pending > 0 ? `; ${COUNT.format(pending)} pending (listed above with the pass that brings them)` : ''}`
+    : 'defects remain (or a stream could not be verified)';
   return [`${mode}, ${COUNT.format(report.requests)} requests`, line(header), ...rows.map(line), ...ids, verdict, ''].join('\n');
 }
 
@@ -50,5 +53,16 @@ function listIds(s: StreamVerifyResult): string[] {
   add('missing', s.missing, s.missing_count);
   add('extra', s.extra, s.extra_count);
   add('stale', s.stale, s.stale_count);
+  // Pending rows grouped by the pass that brings them and when; the report lists the first ID_LIST_CAP of them.
+  const groups = new Map<string, Array<number | string>>();
+  for (const row of s.pending.rows) {
+    const label = `pending until the ${row.pass}${row.due === null ? '' : ` (due ${row.due})`}`;
+    const ids = groups.get(label) ?? [];
+    ids.push(row.id);
+    groups.set(label, ids);
+  }
+  const unlisted = s.pending.count - s.pending.rows.length;
+  for (const [label, ids] of groups) add(label, ids, ids.length);
+  if (unlisted > 0) lines.push(`${s.stream} pending: ${COUNT.format(unlisted)} more not listed`);
   return lines;
 }

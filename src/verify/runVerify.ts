@@ -3,13 +3,13 @@ import type { StreamName } from '../config.js';
 import { createDriftDetector, recordDrift, warnNewDrift } from '../drift/index.js';
 import { getStream } from '../streams/index.js';
 import { massRemovalProblem, type RemovalRule } from '../sync/massRemoval.js';
+import { createDifferenceJudge } from './differenceJudge.js';
 import { createMirrorRows } from './mirrorRows.js';
 import { missingBound } from './missingBound.js';
 import { createRepairer } from './repair.js';
 import { RequestBudget, verifySampled } from './sampledVerify.js';
 import type { StreamVerifyContext } from './streamContext.js';
 import { StreamTally } from './streamTally.js';
-import { syncReachOf } from './syncReach.js';
 import { verifyStreamFull } from './fullVerify.js';
 import type { StreamVerifyResult, VerifyOptions, VerifyReport } from './types.js';
 import { failVerifyRun, finishVerifyRun, startVerifyRun } from './verifyRuns.js';
@@ -30,7 +30,8 @@ export async function runVerify(options: VerifyOptions): Promise<VerifyReport> {
   logger.info({ streams: names, mode, repair: options.repair, ...(mode === 'sample' ? { budget: options.requests } : {}) }, 'verify started');
 
   try {
-    // Every stream's reach is read before any repair moves a watermark.
+    // Every stream's judge reads the sync's state before any repair moves a watermark.
+    const started = clock();
     const contexts: StreamVerifyContext[] = names.map((name) => {
       const stream = getStream(name);
       const streamLogger = logger.child({ stream: name });
@@ -41,7 +42,7 @@ export async function runVerify(options: VerifyOptions): Promise<VerifyReport> {
         logger: streamLogger,
         stream,
         mirror: createMirrorRows(db, stream),
-        reach: syncReachOf(db, stream, config.sync),
+        judge: createDifferenceJudge(db, stream, config.sync, started),
         tally: new StreamTally(),
         repairer: options.repair ? createRepairer(db, stream, clock, signal) : null,
         noteDrift: (records) => warnNewDrift(streamLogger, recordDrift(db, detectDrift(records), clock().toISOString())),
@@ -63,7 +64,7 @@ export async function runVerify(options: VerifyOptions): Promise<VerifyReport> {
 
     const removals: RemovalRule = { maxShare: config.sync.maxRemovedShare, accepted: options.acceptRemovals === true };
     const streams = contexts.map((ctx) => finishStream(ctx, mode, removals, errors.get(ctx.stream.name)));
-    const remaining = streams.some((stream) => stream.error !== undefined || (!options.repair && stream.missing_count + stream.extra_count + stream.stale_count > 0));
+    const remaining = streams.some((stream) => stream.error !== undefined || (!options.repair && stream.defects > 0));
     const report: VerifyReport = { mode, requests: client.stats.requests - requestsBefore, ok: !remaining, streams };
     finishVerifyRun(db, runId, report, clock().toISOString());
     logger.info({ ok: report.ok, requests: report.requests }, 'verify finished');
@@ -77,6 +78,7 @@ export async function runVerify(options: VerifyOptions): Promise<VerifyReport> {
 /** Marks the extras (when repairing), corrects the watermark, and turns the tally into the stream's result. */
 function finishStream(ctx: StreamVerifyContext, mode: VerifyOptions['mode'], removals: RemovalRule, failure: string | undefined): StreamVerifyResult {
   const { tally, repairer, logger, stream } = ctx;
+  for (const { id, verdict } of ctx.judge.settle()) tally.judged(id, 'stale', verdict);
   let error = failure;
   // A walk cut short cannot tell an extra from a row on a page it did not read: extras stand only for a stream verified to its end.
   if (repairer !== null && error === undefined) error = refusedMassRemoval(ctx, removals);
@@ -89,7 +91,10 @@ function finishStream(ctx: StreamVerifyContext, mode: VerifyOptions['mode'], rem
   const result = tally.result(stream.name, bound, repairer?.counts);
   if (error !== undefined) result.error = error;
   const { missing_count, extra_count, stale_count } = result;
-  logger.info({ compared: result.compared, missing: missing_count, extra: extra_count, stale: stale_count, unsynced: result.unsynced, repaired: result.repaired }, `${stream.name} verified`);
+  logger.info(
+    { compared: result.compared, missing: missing_count, extra: extra_count, stale: stale_count, pending: result.pending.count, unsynced: result.unsynced, repaired: result.repaired },
+    `${stream.name} verified`,
+  );
   return result;
 }
 

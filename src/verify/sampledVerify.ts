@@ -117,7 +117,7 @@ async function walkWithin(ctx: StreamVerifyContext, budget: RequestBudget): Prom
     checkIds(ctx.stream, items);
     ctx.noteDrift(items);
     for (const record of items) seen.add(record.id);
-    const differing = compareRecords(items, (id) => ctx.mirror.byId(id), ctx.reach, ctx.tally);
+    const differing = compareRecords(items, (id) => ctx.mirror.byId(id), ctx.judge, ctx.tally);
     ctx.repairer?.store(differing);
   });
   if (!complete) return;
@@ -160,7 +160,7 @@ async function withinBudget<T>(ctx: StreamVerifyContext, budget: RequestBudget, 
       if (!isRetryable(error) || ctx.signal.aborted || attempt + 1 >= retry.attempts) throw error;
       // The budget ran out on a passing failure: what was read stands; a stream read not at all failed.
       if (budget.left <= 0) {
-        if (ctx.tally.compared + ctx.tally.unsynced === 0) throw error;
+        if (ctx.tally.read() === 0) throw error;
         return null;
       }
       const wait = error instanceof ApiError && error.retryAfterMs !== undefined ? error.retryAfterMs : Math.min(retry.maxDelayMs, retry.minDelayMs * 2 ** attempt);

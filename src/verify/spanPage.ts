@@ -27,6 +27,6 @@ export function compareSpanPage(ctx: StreamVerifyContext, spans: IdSpans, record
   }
   const fresh = skipCovered ? records.filter((record) => !spans.covers(record.id as number)) : records;
   spans.add(low, high);
-  const differing = compareRecords(fresh, (id) => rows.get(id), ctx.reach, ctx.tally);
+  const differing = compareRecords(fresh, (id) => rows.get(id), ctx.judge, ctx.tally);
   ctx.repairer?.store(differing);
 }

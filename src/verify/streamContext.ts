@@ -6,7 +6,7 @@ import type { StreamDefinition } from '../streams/index.js';
 import type { MirrorRows } from './mirrorRows.js';
 import type { Repairer } from './repair.js';
 import type { StreamTally } from './streamTally.js';
-import type { SyncReach } from './syncReach.js';
+import type { DifferenceJudge } from './differenceJudge.js';
 
 /** What verifying one stream needs; built by runVerify. */
 export interface StreamVerifyContext {
@@ -16,7 +16,7 @@ export interface StreamVerifyContext {
   logger: Logger;
   stream: StreamDefinition;
   mirror: MirrorRows;
-  reach: SyncReach;
+  judge: DifferenceJudge;
   tally: StreamTally;
   /** Null unless --repair. */
   repairer: Repairer | null;

@@ -37,10 +37,28 @@ export interface RepairCounts {
   removed: number;
 }
 
-/** One stream's result, in the shape `verify --json` prints (a contract of issue 14). */
+/** The pass of the sync that brings a pending difference into the mirror. */
+export type PassName = 'next sync' | 'next refresh' | 'next deep refresh';
+
+/** What differs: the mirror lacks the row, holds one the API does not have, or holds it otherwise. */
+export type DifferenceKind = 'missing' | 'extra' | 'stale';
+
+/** A difference the sync has not had its chance at yet: changed upstream after the last pass that re-reads the row. */
+export interface PendingRow {
+  id: MirrorId;
+  kind: DifferenceKind;
+  pass: PassName;
+  /** When that pass falls due (a sync from then on runs it; a time already past means the next sync); null for the next sync. */
+  due: string | null;
+}
+
+/**
+ * One stream's result, in the shape `verify --json` prints (a contract of issue 14; issue 25 added `pending`
+ * and `defects`). `missing`, `extra` and `stale` are the defects: differences no pass of the sync will bring.
+ */
 export interface StreamVerifyResult {
   stream: StreamName;
-  /** API rows compared with the mirror (rows the next sync reads anyway are counted as unsynced instead). */
+  /** API rows compared with the mirror and found equal or defective (pending rows are counted under `pending` instead). */
   compared: number;
   /** At most ID_LIST_CAP each; the counts beside them are complete. */
   missing: MirrorId[];
@@ -49,7 +67,11 @@ export interface StreamVerifyResult {
   missing_count: number;
   extra_count: number;
   stale_count: number;
-  /** Rows that appeared or changed after the last sync: the next incremental sync reads them. */
+  /** missing_count + extra_count + stale_count: what fails the verify. */
+  defects: number;
+  /** Pending differences: `rows` holds at most ID_LIST_CAP of them, `count` all (unsynced ones included). */
+  pending: { count: number; rows: PendingRow[] };
+  /** Pending differences the next incremental sync brings (pass `next sync`), as before issue 25. */
   unsynced: number;
   /** Sampled mode: upper bound of the share of rows missing, at 95% confidence; null in full mode or when nothing was compared. */
   missing_bound: number | null;
@@ -63,7 +85,7 @@ export interface VerifyReport {
   mode: VerifyMode;
   /** Requests sent to the API, retries included. */
   requests: number;
-  /** True when no difference remains (none found, or all repaired) and every stream was verified. */
+  /** True when no defect remains (none found, or all repaired) and every stream was verified; pending differences do not count. */
   ok: boolean;
   streams: StreamVerifyResult[];
 }

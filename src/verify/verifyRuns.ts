@@ -12,8 +12,10 @@ export interface LastVerify {
   ok: boolean | null;
   requests: number;
   compared: number;
-  /** Missing, extra and stale rows found (before any repair). */
+  /** Missing, extra and stale rows found by the defect class (before any repair). */
   differences: number;
+  /** Pending differences found: the sync's next passes bring them (`unsynced` of them at the next sync). */
+  pending: number;
   unsynced: number;
   streams: StreamVerifyResult[];
   error: string | null;
@@ -52,7 +54,7 @@ export function finishVerifyRun(db: Db, id: number, report: VerifyReport, at: st
     report.requests,
     report.ok ? 1 : 0,
     sum((stream) => stream.compared),
-    sum((stream) => stream.missing_count + stream.extra_count + stream.stale_count),
+    sum((stream) => stream.defects),
     sum((stream) => stream.unsynced),
     JSON.stringify(report.streams),
     errors.length === 0 ? null : errors.join('; '),
@@ -65,18 +67,33 @@ export function failVerifyRun(db: Db, id: number, error: string, at: string): vo
   db.prepare("UPDATE verify_runs SET finished_at = ?, status = 'failed', ok = 0, error = ? WHERE id = ?").run(at, error, id);
 }
 
-export function lastVerify(db: Db): LastVerify | null {
+/** The newest verify run, finished or not; with `finished`, the newest that ended (null when none did). */
+export function lastVerify(db: Db, which: 'any' | 'finished' = 'any'): LastVerify | null {
   const row = db
     .prepare(
       `SELECT started_at AS startedAt, finished_at AS finishedAt, mode, repair, status, ok, requests, compared, differences, unsynced, streams, error
-       FROM verify_runs ORDER BY id DESC LIMIT 1`,
+       FROM verify_runs ${which === 'finished' ? 'WHERE finished_at IS NOT NULL' : ''} ORDER BY id DESC LIMIT 1`,
     )
     .get() as RunRow | undefined;
   if (row === undefined) return null;
+  const streams = row.streams === null ? [] : (JSON.parse(row.streams) as StoredStreamResult[]).map(withClasses);
   return {
     ...row,
     repair: row.repair === 1,
     ok: row.ok === null ? null : row.ok === 1,
-    streams: row.streams === null ? [] : (JSON.parse(row.streams) as StreamVerifyResult[]),
+    pending: streams.reduce((total, stream) => total + stream.pending.count, 0),
+    streams,
+  };
+}
+
+/** A stream's result as a run recorded it: runs from before issue 25 have no `defects` and no `pending`. */
+type StoredStreamResult = Omit<StreamVerifyResult, 'defects' | 'pending'> & Partial<Pick<StreamVerifyResult, 'defects' | 'pending'>>;
+
+/** Before issue 25 every difference was a defect and the unsynced rows were the only pending ones (not listed). */
+function withClasses(stream: StoredStreamResult): StreamVerifyResult {
+  return {
+    ...stream,
+    defects: stream.defects ?? stream.missing_count + stream.extra_count + stream.stale_count,
+    pending: stream.pending ?? { count: stream.unsynced, rows: [] },
   };
 }

@@ -39,7 +39,7 @@ describe('the Grafana dashboard', () => {
     }
   });
 
-  it('shows rows per stream, sync lag, API status, 429s, the queue, push outcomes, export rows and bytes, and memory', () => {
+  it('shows rows per stream, sync lag, API status, 429s, the queue, push outcomes, export rows and bytes, memory, the last verify and the deep refresh', () => {
     const queried = new Set(dashboard.panels.flatMap((panel) => (panel.targets ?? []).flatMap(({ expr }) => metricNamesIn(expr))));
     for (const family of [
       'loyalty_sync_rows_total',
@@ -51,6 +51,11 @@ describe('the Grafana dashboard', () => {
       'loyalty_export_rows_total',
       'loyalty_export_bytes_total',
       'process_resident_memory_bytes',
+      'loyalty_verify_differences',
+      'loyalty_verify_last_run_timestamp_seconds',
+      'loyalty_verify_last_run_ok',
+      'loyalty_deep_refresh_last_success_timestamp_seconds',
+      'loyalty_deep_refresh_pages',
     ]) {
       expect(queried.has(family), family).toBe(true);
     }

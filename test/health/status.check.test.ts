@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/db/open.js';
 import type { HealthFinding } from '../../src/health/checkHealth.js';
+import type { DeepRefreshStatus } from '../../src/sync/deepRefreshStatus.js';
 import { startSimulator, type SimulatorHandle } from '../../src/simulator/index.js';
 import { runCli } from '../helpers/cli.js';
 import { tempDir } from '../helpers/tempDir.js';
@@ -39,7 +40,7 @@ describe('status --check', () => {
   afterAll(async () => sim.close());
 
   it('a freshly synced mirror is healthy: exit 0 and one line', async () => {
-    expect(await check()).toEqual({ code: 0, lines: ['healthy: streams synced, no dead or long-unknown jobs, exports current'] });
+    expect(await check()).toEqual({ code: 0, lines: ['healthy: streams synced, no dead or long-unknown jobs, exports current, deep refreshes on time'] });
   });
 
   it('a mirror never synced: exit 1, one finding per configured stream', async () => {
@@ -94,6 +95,43 @@ describe('status --check', () => {
     expect(code).toBe(1);
     expect(lines).toEqual(['stale export: no export has ever succeeded (1 run failed; last error: encoding Parquet: Dyn casting error)']);
     edit(`DELETE FROM export_runs WHERE run_id = ?`, '20261101T000000Z-dead');
+  });
+
+  it('a deep refresh that has not completed for twice sync.deepRefreshIntervalHours: exit 1, naming the stream; status shows it', async () => {
+    // Written as the sync records a deep refresh; after this test, one that completed just now.
+    const deepRefresh = (stream: string, started: string, completed: string) =>
+      edit(
+        `INSERT INTO deep_refresh (stream, last_started_at, last_completed_at, last_removed, updated_at) VALUES (@stream, @started, @completed, 3, @completed)
+         ON CONFLICT (stream) DO UPDATE SET plan = NULL, pages = 0, rows = 0, started_at = NULL, last_started_at = @started, last_completed_at = @completed, last_removed = 3`,
+        { stream, started, completed },
+      );
+    deepRefresh('orders', hoursAgo(48), hoursAgo(47));
+    expect((await check()).code).toBe(0);
+    deepRefresh('orders', hoursAgo(51), hoursAgo(50));
+    expect(await check()).toEqual({ code: 1, lines: ['overdue deep refresh: orders last completed one 2d 2h ago (limit 48h, twice sync.deepRefreshIntervalHours)'] });
+    // One under way for that long, with none ever completed, is overdue too.
+    edit(
+      `INSERT INTO deep_refresh (stream, plan, started_at, pages, rows, updated_at) VALUES ('activities', '{"params":{},"spans":[]}', @at, 40, 4000, @at)
+       ON CONFLICT (stream) DO UPDATE SET plan = excluded.plan, started_at = @at, pages = 40, rows = 4000, last_started_at = NULL, last_completed_at = NULL`,
+      { at: hoursAgo(60) },
+    );
+    expect((await check()).lines).toEqual([
+      'overdue deep refresh: orders last completed one 2d 2h ago (limit 48h, twice sync.deepRefreshIntervalHours)',
+      'overdue deep refresh: activities has never completed one, and the one under way began 2d 12h ago (limit 48h, twice sync.deepRefreshIntervalHours)',
+    ]);
+
+    const json = await runCli(['status', '--json'], { env });
+    const [orders, activities] = (JSON.parse(json.stdout) as { deepRefresh: DeepRefreshStatus[] }).deepRefresh;
+    expect(orders).toMatchObject({ stream: 'orders', last: { removed: 3 }, underWay: null, overdue: true, lastError: null });
+    // The next is due a day (sync.deepRefreshIntervalHours) after the last began.
+    expect(orders.dueAt).toBe(new Date(Date.parse(orders.last!.startedAt) + 24 * HOUR_MS).toISOString());
+    expect(activities).toMatchObject({ stream: 'activities', last: null, underWay: { pages: 40, rows: 4000 }, dueAt: null, overdue: true });
+    const text = await runCli(['status'], { env });
+    expect(text.stdout).toMatch(/\nDeep refresh\nstream +last started +completed +removed +under way +next due\norders +\S+ +\S+ +3 +- +\S+ \(OVERDUE\)\nactivities +never +- +- +40 pages, 4000 rows since \S+ +continues at the next sync \(OVERDUE\)\n/);
+
+    const now = new Date().toISOString();
+    for (const stream of ['orders', 'activities']) deepRefresh(stream, now, now);
+    expect((await check()).code).toBe(0);
   });
 
   it('an export older than health.maxExportAgeHours: exit 1; --json gives the findings as a list', async () => {

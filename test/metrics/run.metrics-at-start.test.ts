@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it, onTestFailed, onTestFinished } from 'vitest';
 import { openDatabase } from '../../src/db/open.js';
+import { completeDeepRefresh, loadDeepRefresh, saveDeepRefresh } from '../../src/sync/deepRefreshState.js';
 import { startSimulator, type SimulatorHandle } from '../../src/simulator/index.js';
 import { alertsFiring } from '../helpers/alerts.js';
 import { runCli } from '../helpers/cli.js';
@@ -90,7 +91,13 @@ describe('run --metrics-listen, right after it starts', () => {
         ['activities', 'customers', 'orders', 'transactions', 'unsubscribes'].flatMap((table) => ['csv', 'parquet'].map((format) => `${table}/${format}=0`)),
       );
     }
-    for (const name of ['loyalty_sync_last_success_timestamp_seconds', 'loyalty_export_last_success_timestamp_seconds', 'loyalty_queue_oldest_unknown_timestamp_seconds']) {
+    for (const name of [
+      'loyalty_sync_last_success_timestamp_seconds',
+      'loyalty_export_last_success_timestamp_seconds',
+      'loyalty_queue_oldest_unknown_timestamp_seconds',
+      'loyalty_verify_last_run_timestamp_seconds',
+      'loyalty_deep_refresh_last_success_timestamp_seconds',
+    ]) {
       expect(series(name), name).toEqual([]);
       expect(text, `${name} is still described`).toContain(`# TYPE ${name} gauge`);
     }
@@ -99,5 +106,42 @@ describe('run --metrics-listen, right after it starts', () => {
     const neverSynced = STREAMS.map((stream) => `LoyaltySyncNeverSucceeded{stream="${stream}"}`);
     expect(await alertsFiring(samples, scrapedAt, HOUR + 10 * MINUTE)).toEqual(neverSynced);
     expect(await alertsFiring(samples, scrapedAt, 26 * HOUR + 10 * MINUTE)).toEqual(['LoyaltyExportNeverSucceeded', ...neverSynced]);
+  });
+});
+
+describe('run --metrics-listen after a verify, with deep refreshes behind it', () => {
+  it("reads the last verify's differences, time and result and each deep refresh's last success and progress from the mirror; a defect pages at once", async () => {
+    const dir = tempDir('loyalty-verified-');
+    const env = envFor(dir);
+    const once = await runCli(['once'], { env });
+    expect(once.code, once.stderr).toBe(0);
+    const db = openDatabase(join(dir, 'mirror.db'));
+    const now = new Date().toISOString();
+    completeDeepRefresh(db, 'orders', { startedAt: now, removed: 0 }, now);
+    saveDeepRefresh(db, 'activities', { plan: { params: {}, spans: [[1, 500]] }, cursor: 'next', startedAt: now, pages: 7, rows: 700 }, now);
+    const damaged = db.prepare('SELECT min(id) FROM transactions').pluck().get() as number;
+    db.prepare("UPDATE transactions SET raw = json_set(raw, '$.points_approved', 999999) WHERE id = ?").run(damaged);
+    db.close();
+    const verified = await runCli(['verify', '--full', '--stream', 'transactions'], { env });
+    expect(verified.code).toBe(1);
+
+    const { samples, scrapedAt } = await scrapeAtStart(dir);
+    const mirror = openDatabase(join(dir, 'mirror.db'), { readonly: true });
+    const finishedAt = mirror.prepare('SELECT finished_at FROM verify_runs ORDER BY id DESC LIMIT 1').pluck().get() as string;
+    const deep = (['activities', 'orders'] as const).map((stream) => ({ stream, ...loadDeepRefresh(mirror, stream) }));
+    mirror.close();
+    const series = (name: string) => samples.filter((sample) => sample.name === name).map((sample) => `${Object.values(sample.labels).join('/')}=${sample.value}`).sort();
+    expect(series('loyalty_verify_differences')).toEqual(['transactions/defect=1', 'transactions/pending=0']);
+    expect(series('loyalty_verify_last_run_ok')).toEqual(['=0']);
+    expect(series('loyalty_verify_last_run_timestamp_seconds')).toEqual([`=${Date.parse(finishedAt) / 1000}`]);
+    expect(series('loyalty_deep_refresh_pages')).toEqual(deep.map((state) => `${state.stream}=${state.plan === null ? 0 : state.pages}`));
+    expect(series('loyalty_deep_refresh_last_success_timestamp_seconds')).toEqual(
+      deep.filter((state) => state.lastCompletedAt !== null).map((state) => `${state.stream}=${Date.parse(state.lastCompletedAt!) / 1000}`),
+    );
+    expect(series('loyalty_deep_refresh_pages')).toContain('activities=7');
+    expect(series('loyalty_deep_refresh_last_success_timestamp_seconds')).toContain(`orders=${Date.parse(now) / 1000}`);
+
+    // (LoyaltyDeepRefreshOverdue's hours are tested on their own, in test/deploy/prometheus.rules.test.ts.)
+    expect(await alertsFiring(samples, scrapedAt, 50 * MINUTE)).toEqual(['LoyaltyVerifyDefects{stream="transactions"}']);
   });
 });

@@ -5,6 +5,7 @@ import { afterAll, expect, it } from 'vitest';
 import { openDatabase } from '../../src/db/open.js';
 import type { Manifest } from '../../src/export/manifest.js';
 import { startSimulator, type OldRecordChanges, type SimulatorHandle } from '../../src/simulator/index.js';
+import type { VerifyReport } from '../../src/verify/index.js';
 import { runCli } from '../helpers/cli.js';
 import { readDeltaTable } from '../helpers/deltaTable.js';
 import { mirrorDiff, mirrorDiffAll } from '../helpers/sync.js';
@@ -58,12 +59,20 @@ it('changes months old reach the mirror: a plain sync brings activities and cust
   const staleOrders = mirrorDiff(db, sim, 'orders').map((line) => Number(/^orders (\d+):/.exec(line)?.[1]));
   expect(staleOrders.sort((a, b) => a - b)).toEqual(changed.refunded);
   db.close();
+  // verify tells them apart from defects: it passes, listing the refunds as pending until the next deep refresh.
+  const pending = await ok('verify', '--full', '--json');
+  const verified = JSON.parse(pending.stdout) as VerifyReport;
+  expect(verified.streams.map((stream) => [stream.stream, stream.defects])).toEqual(STREAM_TABLES.map((stream) => [stream, 0]));
+  const orders = verified.streams.find((stream) => stream.stream === 'orders')!;
+  expect(orders.pending.rows.map((row) => [row.id, row.pass])).toEqual(changed.refunded.map((id) => [id, 'next deep refresh']));
 
   // The deep refresh brings the rest: the mirror equals the truth, row for row.
   await ok('sync', '--deep');
   db = openDatabase(env.LOYALTY_DB);
   expect(mirrorDiffAll(db, sim)).toEqual([]);
   db.close();
+  const clean = JSON.parse((await ok('verify', '--full', '--json')).stdout) as VerifyReport;
+  expect(clean.streams.map((stream) => [stream.stream, stream.defects, stream.pending.count])).toEqual(STREAM_TABLES.map((stream) => [stream, 0, 0]));
 
   // The next --since-last export carries every change, and the Delta tables equal the mirror.
   await ok('export', '--since-last');
@@ -83,4 +92,6 @@ it('changes months old reach the mirror: a plain sync brings activities and cust
     expect(deltaRows(await readDeltaTable(join(exportDir, 'delta', table))), table).toEqual(liveMirrorRows(db, table));
   }
   db.close();
+  // (Last: its export would be the next --since-last's base.)
+  expect((await ok('once', '--verify')).stdout).toMatch(/^ok {3}verify: no defects, /m);
 });

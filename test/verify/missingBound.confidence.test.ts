@@ -7,7 +7,7 @@ describe('the missing bound', () => {
   it('is the rule of three when nothing is missing, and reads as the issue shows it', () => {
     expect(missingBound(0, 9500)).toBeCloseTo(3 / 9500, 12);
     const line = describeMissing({
-      stream: 'transactions', compared: 9500, missing: [], extra: [], stale: [], missing_count: 0, extra_count: 0, stale_count: 0, unsynced: 0, missing_bound: missingBound(0, 9500),
+      stream: 'transactions', compared: 9500, missing: [], extra: [], stale: [], missing_count: 0, extra_count: 0, stale_count: 0, defects: 0, pending: { count: 0, rows: [] }, unsynced: 0, missing_bound: missingBound(0, 9500),
     });
     expect(line).toBe('0 of 9,500 compared missing (< 0.032% at 95%)');
   });
