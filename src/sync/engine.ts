@@ -7,6 +7,7 @@ import { countMirrorRows } from './mirrorRows.js';
 import { createProgress } from './progress.js';
 import { startStoreThread } from './storeThread.js';
 import { countSignals } from './changeSignals.js';
+import { deepRefreshedStreams } from './deepRefreshedStreams.js';
 import { requestDeepRefresh } from './deepRefreshState.js';
 import { syncStream, type StreamRunContext } from './streamSync.js';
 import type { StreamReport, SyncOptions, SyncReport } from './types.js';
@@ -28,7 +29,7 @@ export async function runSync(options: SyncOptions): Promise<SyncReport> {
   if (options.db.memory) throw new Error('a sync needs the mirror in a file: its storage thread opens a connection of its own');
   logger.info({ streams: names, full: options.full === true, refresh: options.refresh === true, deep: options.deep === true }, 'sync started');
   if (options.deep === true) {
-    const deepStreams = names.filter((name) => getStream(name).noUpdateFilter === true);
+    const deepStreams = deepRefreshedStreams(names);
     const asked = requestDeepRefresh(options.db, deepStreams, clock().toISOString());
     if (asked.length < deepStreams.length) logger.info({ streams: deepStreams }, 'a deep refresh asked for earlier is unfinished: this run finishes it rather than beginning another');
   }
