@@ -81,9 +81,10 @@ export class FileStatsCollector {
         stats.minValues[tracker.name] = tracker.min;
         stats.maxValues[tracker.name] = tracker.max;
       } else if (tracker.kind === 'timestamp' && tracker.min !== null && tracker.max !== null) {
-        // Stats hold milliseconds: the min rounds down and the max up, so no row falls outside them.
+        // Stats hold milliseconds, both truncated down as the protocol says: a reader adds the millisecond
+        // a maximum may have lost before it compares (Spark, delta-kernel-rs).
         stats.minValues[tracker.name] = new Date(Math.floor(tracker.min / 1000)).toISOString();
-        stats.maxValues[tracker.name] = new Date(Math.ceil(tracker.max / 1000)).toISOString();
+        stats.maxValues[tracker.name] = new Date(Math.floor(tracker.max / 1000)).toISOString();
       } else if (tracker.kind === 'string' && tracker.minText !== null && tracker.maxText !== null) {
         const min = tracker.minText.toString('utf8');
         const max = tracker.maxText.toString('utf8');

@@ -34,8 +34,8 @@ describe('the stats of a Delta data file', () => {
       numRecords: 4,
       // "é" (0xC3 0xA9) sorts after every ASCII letter, as Spark and Parquet compare strings.
       minValues: { id: 'a@example.com', points: -7, created_at: '2026-11-25T07:00:00.000Z' },
-      // The maximum rounds up to the next millisecond, so the row with .123456 stays inside the range.
-      maxValues: { id: 'é@example.com', points: 5, created_at: '2026-11-25T10:00:00.124Z' },
+      // Both truncated down to the millisecond, as PROTOCOL.md says: readers widen a maximum by 1 ms themselves.
+      maxValues: { id: 'é@example.com', points: 5, created_at: '2026-11-25T10:00:00.123Z' },
       // A value the encoder writes as null (an unparseable timestamp, a non-integer) counts as null.
       nullCount: { id: 1, points: 2, created_at: 2, total: 2, active: 2 },
     });
