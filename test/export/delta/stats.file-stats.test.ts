@@ -41,6 +41,22 @@ describe('the stats of a Delta data file', () => {
     });
   });
 
+  it('takes min and max of timestamps from year 0001 to 9999 exactly, truncated down to the millisecond', () => {
+    const collector = new FileStatsCollector(columns);
+    const times = ['9999-12-31T23:59:59.999999Z', '1650-06-15T08:30:00Z', '0001-01-01T00:00:00.000999Z', '1969-12-31T23:59:59.999999Z'];
+    collector.observe({
+      length: times.length,
+      columns: [text(times.map((_, i) => `c${i}`)), { kind: 'values', values: times.map(() => null) }, { kind: 'values', values: times }, text(times.map(() => null)), { kind: 'values', values: times.map(() => null) }],
+    });
+    const stats = collector.stats();
+    expect([stats.minValues.created_at, stats.maxValues.created_at, stats.nullCount.created_at]).toEqual(['0001-01-01T00:00:00.000Z', '9999-12-31T23:59:59.999Z', 0]);
+
+    // Before 1970 "down" is towards the past: -1 µs is in the millisecond that starts 1 ms before the epoch.
+    const beforeEpoch = new FileStatsCollector(columns);
+    beforeEpoch.observe({ length: 1, columns: [text(['x']), { kind: 'values', values: [null] }, { kind: 'values', values: [times[3]] }, text([null]), { kind: 'values', values: [null] }] });
+    expect(beforeEpoch.stats().maxValues.created_at).toBe('1969-12-31T23:59:59.999Z');
+  });
+
   it('gives no min or max for a column with only nulls, and none for text ids longer than 32 characters', () => {
     const collector = new FileStatsCollector(columns);
     const long = `${'x'.repeat(40)}@example.com`;
