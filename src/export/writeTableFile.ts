@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import type { Config, SnapshotFormat } from '../config.js';
-import { toolVersion } from '../version.js';
+import { parquetCreatedBy } from '../version.js';
 import { parquetColumns } from './arrowColumns.js';
 import { csvLineSql, writeCsv } from './csvWriter.js';
 import { fitsMoneyDecimal } from './decimal.js';
@@ -68,7 +68,7 @@ export async function writeTableFile(snapshot: Snapshot, schema: TableSchema, fo
       const plan = parquetColumns(schema.columns, (column) => moneyFits(snapshot, schema.table, column, context.since));
       const { parquetRowGroupSize } = context.config.export;
       const batches = snapshot.columnBatches(schema.table, batchColumns(plan), context.since, Math.min(BATCH_ROWS, parquetRowGroupSize));
-      const result = await writeParquet(batches, plan, sink, { rowGroupSize: parquetRowGroupSize, createdBy: toolVersion() }, context.signal);
+      const result = await writeParquet(batches, plan, sink, { rowGroupSize: parquetRowGroupSize, createdBy: parquetCreatedBy() }, context.signal);
       count = result.rows;
       invalid = result.invalid;
       columns = plan.map(({ name, type, physical, logical }) => ({ name, type, parquet: { physical, logical } }));

@@ -4,6 +4,7 @@ import type { ColumnBatch } from '../columnBatches.js';
 import { addInvalidValues, type InvalidValues } from '../invalidValues.js';
 import type { EncoderThread } from '../parquetThread.js';
 import { BATCH_ROWS, batchColumns, encoderFor, writeParquet } from '../parquetWriter.js';
+import { parquetCreatedBy } from '../../version.js';
 import type { AddFile } from './actions.js';
 import type { RowidSlice } from './plan.js';
 import { FileStatsCollector } from './stats.js';
@@ -44,7 +45,7 @@ export async function writeSlices(context: TableWriteContext, columns: ParquetCo
   const batchRows = Math.min(BATCH_ROWS, context.rowGroupSize);
   // Two encoding threads, taking files in turn: one finishes a file while the other starts the next.
   const encoders: EncoderThread[] = [];
-  const encoderOf = async (index: number): Promise<EncoderThread> => (encoders[index % 2] ??= await encoderFor(columns, { rowGroupSize: context.rowGroupSize, createdBy: context.tool }));
+  const encoderOf = async (index: number): Promise<EncoderThread> => (encoders[index % 2] ??= await encoderFor(columns, { rowGroupSize: context.rowGroupSize, createdBy: parquetCreatedBy() }));
   try {
     for (const slice of slices) {
       const batches = context.snapshot.columnBatches(context.schema.table, batchColumns(columns), null, batchRows, { from: slice.from, to: slice.to, where });
@@ -107,7 +108,7 @@ function startDataFile(context: TableWriteContext, columns: ParquetColumn[], sou
   const done = (async (): Promise<WrittenFile> => {
     const sink = await teeDataFile(context.stores, path, context.signal);
     try {
-      const { invalid } = await writeParquet({ [Symbol.iterator]: batches }, columns, sink, { rowGroupSize: context.rowGroupSize, createdBy: context.tool, encoder }, context.signal);
+      const { invalid } = await writeParquet({ [Symbol.iterator]: batches }, columns, sink, { rowGroupSize: context.rowGroupSize, createdBy: parquetCreatedBy(), encoder }, context.signal);
       const { bytes } = await sink.finish();
       if (first === null || last === null) throw new Error(`the batches of ${path} carry no rowids`);
       const add: AddFile = {
