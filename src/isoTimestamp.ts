@@ -1,14 +1,15 @@
 /**
- * Microseconds since the Unix epoch of an ISO 8601 date or date-time in extended form
+ * Microseconds since the Unix epoch, exactly, of an ISO 8601 date or date-time in extended form
  * (`YYYY-MM-DD`, optionally `THH:MM[:SS[.fraction]]` and `Z` or `±HH[[:]MM]`), or null when the text
  * is not a valid one. The API promises only "ISO 8601", so what other servers write is accepted too:
  * a space or lower-case `t` between date and time, `z`, a comma before the fraction, an offset in
  * whole hours. Text without an offset is read as UTC (the API always sends UTC). Scanned by hand:
  * Date.parse keeps only milliseconds, reads text without an offset as local time and rolls
  * 31 February over into March, SQLite's julianday refuses `+0000`, and a regex costs more than the
- * rest of a Parquet row.
+ * rest of a Parquet row. A bigint: the microseconds of a year before 1685 or after 2254 (a tier that
+ * never expires, `9999-12-31T23:59:59Z`) are past 2^53, where a number would lose them.
  */
-export function isoToMicros(text: string): number | null {
+export function isoToMicros(text: string): bigint | null {
   const length = text.length;
   if (length < 10 || text.charCodeAt(4) !== DASH || text.charCodeAt(7) !== DASH) return null;
   const year = digits(text, 0, 4);
@@ -57,8 +58,24 @@ export function isoToMicros(text: string): number | null {
     }
   }
   if (pos !== length) return null;
+  // Seconds stay far inside 2^53 for every four-digit year; only their microseconds need a bigint.
   const seconds = daysFromCivil(year, month, day) * 86_400 + hour * 3600 + minute * 60 + second - offsetMinutes * 60;
-  return seconds * 1_000_000 + micros;
+  return BigInt(seconds) * 1_000_000n + BigInt(micros);
+}
+
+/**
+ * The same microseconds as a number, for arithmetic with clocks near the present (sync windows, verify's
+ * pass clocks): exact for years 1685 to 2254, within 16 µs beyond. Writers of timestamps use isoToMicros.
+ */
+export function isoToMicrosNumber(text: string): number | null {
+  const micros = isoToMicros(text);
+  return micros === null ? null : Number(micros);
+}
+
+/** Microseconds rounded down to whole milliseconds (towards the past, before 1970 too); exact for every four-digit year. */
+export function microsToMillis(micros: bigint): number {
+  const millis = micros / 1000n;
+  return Number(micros % 1000n < 0n ? millis - 1n : millis);
 }
 
 const DASH = 45;

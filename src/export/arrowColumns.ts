@@ -44,6 +44,8 @@ export interface BuiltColumn {
   data: Data;
   /** Values that were present but not usable for the type (e.g. unparseable timestamps), written as null. */
   invalid: number;
+  /** The batch row of the first of them; null when there is none. */
+  firstInvalid: number | null;
 }
 
 /** How the batch reader should fetch a column: strings as raw bytes, everything else as values. */
@@ -54,16 +56,27 @@ export function pieceKind(storage: ColumnStorage): ColumnPiece['kind'] {
 /** One column of a record batch as Arrow data, built straight into Arrow's buffers without per-value builders. */
 export function buildColumn(column: ParquetColumn, piece: ColumnPiece): BuiltColumn {
   if (piece.kind !== pieceKind(column.storage)) throw new Error(`column ${column.name} (${column.storage}) cannot be built from a ${piece.kind} piece`);
-  if (piece.kind === 'text') return { data: utf8Data(column.arrow as Utf8, piece.bytes, piece.lengths), invalid: 0 };
+  if (piece.kind === 'text') return { data: utf8Data(column.arrow as Utf8, piece.bytes, piece.lengths), invalid: 0, firstInvalid: null };
   switch (column.storage) {
     case 'timestamp':
-      return int64Data(column.arrow as TimestampMicrosecond, piece.values, timestampReader());
+      return timestampData(column.arrow as TimestampMicrosecond, piece.values, timestampReader());
     case 'bool':
       return boolData(column.arrow as Bool, piece.values);
     case 'decimal':
       return decimalData(column.arrow as Decimal, piece.values);
     default:
       return int64Data(column.arrow as Int64, piece.values, integerValue);
+  }
+}
+
+/** Counts the values present but unusable, and remembers where the first was. */
+class Invalids {
+  count = 0;
+  first: number | null = null;
+
+  add(index: number): void {
+    this.count += 1;
+    this.first ??= index;
   }
 }
 
@@ -83,33 +96,39 @@ class Validity {
 }
 
 /** NaN stands for a value that is present but unusable; null for NULL. */
-export type IntegerReader = (value: JsonCell) => number | null;
+type IntegerReader = (value: JsonCell) => number | null;
 
 export function integerValue(value: JsonCell): number | null {
   if (typeof value === 'string') return /^-?\d+$/.test(value) ? Number(value) : Number.NaN;
   return value;
 }
 
+/** A value present but not usable for its column's type: written as null, and counted. */
+export const INVALID = Symbol('invalid');
+
+/** Microseconds of a timestamp cell, exact for every year (see isoToMicros); null for NULL. */
+export type TimestampReader = (value: JsonCell) => bigint | null | typeof INVALID;
+
 /** Rows of one sync share `_synced_at`, and neighbours often share `created_at`: each text is parsed once per run of equal values. */
-export function timestampReader(): IntegerReader {
+export function timestampReader(): TimestampReader {
   let lastText = '';
-  let lastMicros: number | null = null;
+  let lastMicros: bigint | null = null;
   return (value) => {
-    if (typeof value !== 'string') return value === null ? null : Number.NaN;
+    if (typeof value !== 'string') return value === null ? null : INVALID;
     if (value !== lastText) {
       lastText = value;
       lastMicros = isoToMicros(value);
     }
-    return lastMicros ?? Number.NaN;
+    return lastMicros ?? INVALID;
   };
 }
 
 /** 64-bit integers written as two 32-bit halves: exact for every safe integer, and far cheaper than BigInt. */
-function int64Data(type: Int64 | TimestampMicrosecond, values: readonly JsonCell[], read: IntegerReader): BuiltColumn {
+function int64Data(type: Int64, values: readonly JsonCell[], read: IntegerReader): BuiltColumn {
   const length = values.length;
   const words = new Int32Array(length * 2);
   const validity = new Validity(length);
-  let invalid = 0;
+  const invalid = new Invalids();
   for (let i = 0; i < length; i += 1) {
     const value = read(values[i]);
     if (value !== null && Number.isSafeInteger(value)) {
@@ -117,12 +136,30 @@ function int64Data(type: Int64 | TimestampMicrosecond, values: readonly JsonCell
       words[2 * i + 1] = Math.floor(value / TWO_32) | 0;
       validity.set(i);
     } else {
-      if (value !== null) invalid += 1;
+      if (value !== null) invalid.add(i);
       validity.nulls += 1;
     }
   }
-  // Arrow stores timestamps exactly as Int64; one makeData overload serves both.
-  return { data: makeData({ type: type as Int64, length, nullCount: validity.nulls, nullBitmap: validity.bits, data: new BigInt64Array(words.buffer) }), invalid };
+  return { data: makeData({ type, length, nullCount: validity.nulls, nullBitmap: validity.bits, data: new BigInt64Array(words.buffer) }), invalid: invalid.count, firstInvalid: invalid.first };
+}
+
+/** Timestamps as bigint microseconds: years before 1685 and after 2254 lie past what a number holds exactly. */
+function timestampData(type: TimestampMicrosecond, values: readonly JsonCell[], read: TimestampReader): BuiltColumn {
+  const length = values.length;
+  const micros = new BigInt64Array(length);
+  const validity = new Validity(length);
+  const invalid = new Invalids();
+  for (let i = 0; i < length; i += 1) {
+    const value = read(values[i]);
+    if (typeof value === 'bigint') {
+      micros[i] = value;
+      validity.set(i);
+    } else {
+      if (value === INVALID) invalid.add(i);
+      validity.nulls += 1;
+    }
+  }
+  return { data: makeData({ type, length, nullCount: validity.nulls, nullBitmap: validity.bits, data: micros }), invalid: invalid.count, firstInvalid: invalid.first };
 }
 
 function boolData(type: Bool, values: readonly JsonCell[]): BuiltColumn {
@@ -138,8 +175,8 @@ function boolData(type: Bool, values: readonly JsonCell[]): BuiltColumn {
     validity.set(i);
     if (value !== 0 && value !== '0') bits[i >> 3] |= 1 << (i & 7);
   }
-  if (length > 0 && validity.nulls === length) return { data: allNullBoolData(length, validity.bits), invalid: 0 };
-  return { data: makeData({ type, length, nullCount: validity.nulls, nullBitmap: validity.bits, data: bits }), invalid: 0 };
+  if (length > 0 && validity.nulls === length) return { data: allNullBoolData(length, validity.bits), invalid: 0, firstInvalid: null };
+  return { data: makeData({ type, length, nullCount: validity.nulls, nullBitmap: validity.bits, data: bits }), invalid: 0, firstInvalid: null };
 }
 
 /**
@@ -158,12 +195,12 @@ function decimalData(type: Decimal, values: readonly JsonCell[]): BuiltColumn {
   const length = values.length;
   const words = new Uint32Array(length * 4);
   const validity = new Validity(length);
-  let invalid = 0;
+  const invalid = new Invalids();
   for (let i = 0; i < length; i += 1) {
     const value = values[i];
     const text = typeof value === 'number' ? String(value) : value;
     if (text === null || !fitsMoneyDecimal(text)) {
-      if (value !== null) invalid += 1;
+      if (value !== null) invalid.add(i);
       validity.nulls += 1;
       continue;
     }
@@ -174,7 +211,7 @@ function decimalData(type: Decimal, values: readonly JsonCell[]): BuiltColumn {
     words[4 * i + 3] = Number(unscaled >> 96n);
     validity.set(i);
   }
-  return { data: makeData({ type, length, nullCount: validity.nulls, nullBitmap: validity.bits, data: words }), invalid };
+  return { data: makeData({ type, length, nullCount: validity.nulls, nullBitmap: validity.bits, data: words }), invalid: invalid.count, firstInvalid: invalid.first };
 }
 
 /** Arrow's string layout is the bytes end to end plus offsets: the bytes SQLite gave are used as they are. */

@@ -19,6 +19,19 @@ export interface ColumnBatch {
   lastRowid?: bigint;
 }
 
+/** One cell of a piece as text (a value as SQLite's JSON rendered it), null for NULL: for messages, not for the hot path. */
+export function cellText(piece: ColumnPiece, row: number): string | null {
+  if (piece.kind === 'values') {
+    const value = piece.values[row];
+    return value === null ? null : String(value);
+  }
+  const length = piece.lengths[row];
+  if (length === null) return null;
+  let offset = 0;
+  for (let i = 0; i < row; i += 1) offset += piece.lengths[i] ?? 0;
+  return Buffer.from(piece.bytes.buffer, piece.bytes.byteOffset + offset, length).toString('utf8');
+}
+
 /** A slice of a table by rowid, inclusive, with an SQL condition every row must meet (a Delta table's live rows). */
 export interface RowidRange {
   from: bigint;

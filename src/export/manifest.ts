@@ -4,6 +4,7 @@ import { STREAM_NAMES, type SnapshotFormat } from '../config.js';
 import type { DriftEntry } from '../drift/index.js';
 import type { ColumnType } from '../streams/index.js';
 import { DIR_MODE, FILE_MODE } from './fileSink.js';
+import type { InvalidValue } from './invalidValues.js';
 import { MANIFEST_DIR, pointerOf, tmpPathFor } from './layout.js';
 import type { ExportTable } from './schema.js';
 
@@ -32,6 +33,8 @@ export interface ManifestFile {
   columns: ManifestColumn[];
   /** Parquet only: per column, values the mirror held that the column's type cannot represent (written as null). */
   invalidValues?: Record<string, number>;
+  /** With invalidValues: per column, the first of them (in row order) and its row's id, to find it in the mirror. */
+  firstInvalidValues?: Record<string, InvalidValue>;
 }
 
 export interface Manifest {
@@ -87,6 +90,10 @@ export interface ManifestDeltaTable {
   rowsRemoved: number;
   /** Bytes of the files this run's commit added. */
   bytesAdded: number;
+  /** Per column, values of the rows this run's commit added that the column's type cannot represent (written as null). */
+  invalidValues?: Record<string, number>;
+  /** With invalidValues: per column, the first of them and its row's id. */
+  firstInvalidValues?: Record<string, InvalidValue>;
 }
 
 /** Whether a run of this kind over these tables is complete: full, and every stream table in it. */

@@ -1,8 +1,9 @@
 import { setImmediate as turn } from 'node:timers/promises';
 import { Field, RecordBatch, Schema, Struct, Table, makeData, tableToIPC } from 'apache-arrow';
 import { buildColumn, pieceKind, type ParquetColumn } from './arrowColumns.js';
-import type { BatchColumn, ColumnBatch } from './columnBatches.js';
+import { cellText, type BatchColumn, type ColumnBatch } from './columnBatches.js';
 import type { ByteSink } from './fileSink.js';
+import { addInvalidValues, type InvalidValues } from './invalidValues.js';
 import { startEncoderThread, type EncoderThread } from './parquetThread.js';
 import { compileParquetWasm } from './wasm.js';
 
@@ -20,7 +21,7 @@ export interface ParquetOptions {
 export interface ParquetResult {
   rows: number;
   /** Column → values present in the mirror but not representable in the column's type, written as null. */
-  invalid: Record<string, number>;
+  invalid: Record<string, InvalidValues>;
 }
 
 /**
@@ -50,7 +51,8 @@ export async function writeParquet(batches: Iterable<ColumnBatch>, columns: read
   const structType = new Struct(fields);
   const encoder = options.encoder ?? (await encoderFor(columns, options, sink));
   if (options.encoder) encoder.beginFile(sink);
-  const invalid = new Array<number>(columns.length).fill(0);
+  const invalid: Record<string, InvalidValues> = {};
+  const idColumn = columns.findIndex((column) => column.name === 'id');
   let rows = 0;
   let sent = 0;
   const iterator = batches[Symbol.iterator]();
@@ -68,7 +70,10 @@ export async function writeParquet(batches: Iterable<ColumnBatch>, columns: read
       const batch = next.done ? emptyBatch(columns) : next.value;
       const children = batch.columns.map((piece, i) => {
         const built = buildColumn(columns[i], piece);
-        invalid[i] += built.invalid;
+        if (built.firstInvalid !== null) {
+          const first = { id: idColumn < 0 ? null : cellText(batch.columns[idColumn], built.firstInvalid), value: cellText(piece, built.firstInvalid) ?? '' };
+          addInvalidValues(invalid, { [columns[i].name]: { count: built.invalid, first } });
+        }
         return built.data;
       });
       rows += batch.length;
@@ -84,11 +89,7 @@ export async function writeParquet(batches: Iterable<ColumnBatch>, columns: read
     iterator.return?.();
     if (!options.encoder) await encoder.stop();
   }
-  const counts: Record<string, number> = {};
-  columns.forEach((column, i) => {
-    if (invalid[i] > 0) counts[column.name] = invalid[i];
-  });
-  return { rows, invalid: counts };
+  return { rows, invalid };
 }
 
 /** A thread that encodes files of these columns, one after another, each into the sink it begins with (the first into `sink`). */

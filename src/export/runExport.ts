@@ -9,6 +9,7 @@ import { baselines, completeRun, failRun, insertRun, settleAbandonedRuns, type T
 import { DIR_MODE, publish } from './fileSink.js';
 import { newRunId, partitionDate } from './layout.js';
 import { ExportFolder } from './insideExportFolder.js';
+import { warnInvalidValues } from './invalidValues.js';
 import { isProcessAlive, removeLeftovers } from './leftovers.js';
 import { isCompleteRun, MANIFEST_VERSION, writeManifest, type Manifest, type ManifestDeltaTable, type ManifestFile } from './manifest.js';
 import type { BucketPublisher } from './bucket/publisher.js';
@@ -166,6 +167,7 @@ async function exportRun(options: ExportOptions & { now: Date }, run: RunContext
         publisher?.throwIfFailed();
         rows = file.entry.rows;
         logger.info({ table: schema.table, format, rows, bytes: file.entry.bytes }, `wrote ${file.entry.path}`);
+        warnInvalidValues(logger, schema.table, file.entry.path, file.invalid);
       }
       outcomes.push({ table: schema.table, maxChangeSeq: schema.tracksChanges ? snapshot.maxChangeSeq(schema.table) : 0, sinceChangeSeq: since, rows });
     }

@@ -1,10 +1,11 @@
 import { join } from 'node:path';
 import type { Config, SnapshotFormat } from '../config.js';
-import { toolVersion } from '../version.js';
+import { parquetCreatedBy } from '../version.js';
 import { parquetColumns } from './arrowColumns.js';
 import { csvLineSql, writeCsv } from './csvWriter.js';
 import { fitsMoneyDecimal } from './decimal.js';
 import { FileSink, type ByteSink } from './fileSink.js';
+import { invalidValuesInManifest, type InvalidValues } from './invalidValues.js';
 import { dataFilePath, tmpPathFor } from './layout.js';
 import type { ManifestColumn, ManifestFile } from './manifest.js';
 import { BATCH_ROWS, batchColumns, writeParquet } from './parquetWriter.js';
@@ -29,6 +30,8 @@ export interface PendingFile {
   entry: ManifestFile;
   /** The copy made while the file was written, still to be finished; null without one. */
   copy: FileCopy | null;
+  /** Parquet only: the values written as NULL because the column's type cannot hold them. */
+  invalid: Record<string, InvalidValues>;
 }
 
 export interface FileContext {
@@ -56,7 +59,7 @@ export async function writeTableFile(snapshot: Snapshot, schema: TableSchema, fo
   try {
     let count: number;
     let columns: ManifestColumn[];
-    let invalidValues: Record<string, number> | undefined;
+    let invalid: Record<string, InvalidValues> = {};
     if (format === 'csv') {
       const line = csvLineSql(schema.columns, { formulaGuard: context.config.export.csvFormulaGuard });
       count = await writeCsv(snapshot.csvBatches(schema.table, context.since, line, CSV_BATCH_ROWS), schema.columns, sink, context.signal);
@@ -65,9 +68,9 @@ export async function writeTableFile(snapshot: Snapshot, schema: TableSchema, fo
       const plan = parquetColumns(schema.columns, (column) => moneyFits(snapshot, schema.table, column, context.since));
       const { parquetRowGroupSize } = context.config.export;
       const batches = snapshot.columnBatches(schema.table, batchColumns(plan), context.since, Math.min(BATCH_ROWS, parquetRowGroupSize));
-      const result = await writeParquet(batches, plan, sink, { rowGroupSize: parquetRowGroupSize, createdBy: toolVersion() }, context.signal);
+      const result = await writeParquet(batches, plan, sink, { rowGroupSize: parquetRowGroupSize, createdBy: parquetCreatedBy() }, context.signal);
       count = result.rows;
-      invalidValues = result.invalid;
+      invalid = result.invalid;
       columns = plan.map(({ name, type, physical, logical }) => ({ name, type, parquet: { physical, logical } }));
     }
     const written = await sink.finish();
@@ -82,9 +85,9 @@ export async function writeTableFile(snapshot: Snapshot, schema: TableSchema, fo
       sinceChangeSeq: context.since,
       sinceRunId: context.sinceRunId,
       columns,
-      ...(invalidValues ? { invalidValues } : {}),
+      ...invalidValuesInManifest(invalid),
     };
-    return { tmpPath, finalPath: join(context.root, path), entry, copy };
+    return { tmpPath, finalPath: join(context.root, path), entry, copy, invalid };
   } catch (error) {
     await Promise.all([sink.discard(), copy?.abort()]);
     throw new Error(`writing ${path}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });

@@ -1,5 +1,5 @@
 import type { Db } from '../db/open.js';
-import { isoToMicros } from '../isoTimestamp.js';
+import { isoToMicrosNumber } from '../isoTimestamp.js';
 import { STREAMS, type StreamDefinition } from '../streams/index.js';
 import type { Pass } from './types.js';
 
@@ -51,10 +51,10 @@ export function planSignalledReads(db: Db, stream: StreamDefinition, pageSize: n
   const rows = db.prepare('SELECT created_at, signalled_seq FROM activity_signals').all() as Array<{ created_at: string | null; signalled_seq: number }>;
   if (rows.length === 0) return null;
   const throughSeq = Math.max(...rows.map((row) => row.signalled_seq));
-  const covered = coveredFrom === null ? Infinity : (isoToMicros(coveredFrom) ?? Infinity);
+  const covered = coveredFrom === null ? Infinity : (isoToMicrosNumber(coveredFrom) ?? Infinity);
   // A record without a readable created_at cannot be found by window: the deep refresh brings it.
   const times = rows
-    .map((row) => (row.created_at === null ? null : { text: row.created_at, micros: isoToMicros(row.created_at) }))
+    .map((row) => (row.created_at === null ? null : { text: row.created_at, micros: isoToMicrosNumber(row.created_at) }))
     .filter((time): time is { text: string; micros: number } => time !== null && time.micros !== null && time.micros < covered)
     .sort((a, b) => a.micros - b.micros);
   // The stored row a page's worth after a window's start: signals before it share the window's page.
@@ -63,7 +63,7 @@ export function planSignalledReads(db: Db, stream: StreamDefinition, pageSize: n
   for (let i = 0; i < times.length; ) {
     const start = times[i];
     const aheadText = pageAhead.get(start.text, pageSize - 1) as string | undefined;
-    const bound = aheadText === undefined ? Infinity : (isoToMicros(aheadText) ?? Infinity);
+    const bound = aheadText === undefined ? Infinity : (isoToMicrosNumber(aheadText) ?? Infinity);
     let last = start;
     for (i += 1; i < times.length && times[i].micros < bound; i += 1) last = times[i];
     // created_at_max is exclusive and may be read to the second only: a second past the last signal.

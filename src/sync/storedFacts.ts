@@ -1,5 +1,5 @@
 import type { Db } from '../db/open.js';
-import { isoToMicros } from '../isoTimestamp.js';
+import { isoToMicrosNumber } from '../isoTimestamp.js';
 import type { StreamDefinition } from '../streams/index.js';
 import type { WindowIds } from './watermarks.js';
 
@@ -34,7 +34,7 @@ function newest(db: Db, stream: StreamDefinition, column: 'id' | 'created_at' | 
 /** The stored ids around a window starting at `createdFrom`, for `sinceIdForWindow`. */
 export function windowIds(db: Db, stream: StreamDefinition, createdFrom: string | null): WindowIds {
   const maxId = maxStoredId(db, stream);
-  const fromMicros = createdFrom === null ? null : isoToMicros(createdFrom);
+  const fromMicros = createdFrom === null ? null : isoToMicrosNumber(createdFrom);
   if (maxId === null || fromMicros === null) return { firstIdInWindow: null, storedIdBelow: null, maxStoredId: maxId };
   // Stored created_at is the API's text, in whatever ISO 8601 form it chose (07:00-05:00 is 12:00Z), so
   // text order is not time order. The index narrows by the date alone, a day earlier than any offset can

@@ -1,4 +1,4 @@
-import { isoToMicros } from '../isoTimestamp.js';
+import { isoToMicrosNumber } from '../isoTimestamp.js';
 
 /**
  * Pure arithmetic of where an incremental read starts. Stored timestamps are the API's ISO 8601
@@ -17,7 +17,7 @@ export function shiftIso(iso: string, deltaMs: number): string | null {
 }
 
 function isoMillis(iso: string): number | null {
-  const micros = isoToMicros(iso);
+  const micros = isoToMicrosNumber(iso);
   return micros === null ? null : Math.floor(micros / 1000);
 }
 

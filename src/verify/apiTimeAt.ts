@@ -1,5 +1,5 @@
 import type { Db } from '../db/open.js';
-import { isoToMicros } from '../isoTimestamp.js';
+import { isoToMicrosNumber } from '../isoTimestamp.js';
 
 /** Streams whose rows are stored in ascending id order and mostly never rewritten: their newest ids were stored last. */
 const APPEND_MOSTLY = ['transactions', 'activities', 'orders'] as const;
@@ -25,7 +25,7 @@ export function apiTimeAt(db: Db, ourTime: string): number | null {
     const created = db.prepare(`SELECT created_at FROM ${table} WHERE _synced_at <= ? AND created_at IS NOT NULL ORDER BY id DESC LIMIT 1`).pluck().get(ourTime) as
       | string
       | undefined;
-    const micros = created === undefined ? null : isoToMicros(created);
+    const micros = created === undefined ? null : isoToMicrosNumber(created);
     if (micros !== null && (newest === null || micros > newest)) newest = micros;
   }
   return newest;

@@ -2,7 +2,7 @@ import type { Config } from '../config.js';
 import type { Db } from '../db/open.js';
 import type { ApiRecord } from '../db/upsertRecords.js';
 import { sameJson } from '../db/sameJson.js';
-import { isoToMicros } from '../isoTimestamp.js';
+import { isoToMicrosNumber } from '../isoTimestamp.js';
 import { toJsonText } from '../jsonText.js';
 import type { StreamDefinition } from '../streams/index.js';
 import { newestCreatedAt, newestUpdatedAt, windowIds } from '../sync/storedFacts.js';
@@ -153,7 +153,7 @@ function verdictOf(passes: readonly PassClock[], changedAt: number | null): Excl
 }
 
 function micros(value: unknown): number | null {
-  return typeof value === 'string' ? isoToMicros(value) : null;
+  return typeof value === 'string' ? isoToMicrosNumber(value) : null;
 }
 
 function parseRaw(raw: string): Record<string, unknown> | null {

@@ -1,5 +1,5 @@
 import type { Db } from '../db/open.js';
-import { isoToMicros } from '../isoTimestamp.js';
+import { isoToMicrosNumber } from '../isoTimestamp.js';
 
 /**
  * For activities whose state differs from the API's: the newest stored transaction that embeds each one in
@@ -20,7 +20,7 @@ export function stateEvidence(db: Db, wanted: ReadonlyArray<{ id: number; state:
     .iterate(storedBy, JSON.stringify([...stateOf.keys()])) as IterableIterator<{ id: number; state: string | null; createdAt: string | null }>;
   for (const row of rows) {
     if (row.state === null || row.state !== stateOf.get(row.id)) continue;
-    const at = row.createdAt === null ? null : isoToMicros(row.createdAt);
+    const at = row.createdAt === null ? null : isoToMicrosNumber(row.createdAt);
     if (at !== null) found.set(row.id, Math.max(found.get(row.id) ?? at, at));
   }
   return found;

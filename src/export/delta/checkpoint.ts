@@ -1,4 +1,5 @@
 import { Bool, Field, Int32, Int64, List, Map_, RecordBatch, Schema, Struct, Table, Utf8, tableToIPC, vectorFromArray, type DataType } from 'apache-arrow';
+import { parquetCreatedBy } from '../../version.js';
 import { compileParquetWasm, loadParquetWasm } from '../wasm.js';
 import { LAST_CHECKPOINT, checkpointPath, type TableState } from './actions.js';
 import { readCheckpoint } from './checkpointReader.js';
@@ -141,7 +142,7 @@ async function encodeCheckpoint(state: TableState, nowMs: number, tombstoneRetai
   const wasm = loadParquetWasm(await compileParquetWasm());
   const table = wasm.Table.fromIPCStream(tableToIPC(new Table(batch), 'stream'));
   // Snappy, as Spark writes checkpoints: every engine that reads Delta reads it.
-  const properties = new wasm.WriterPropertiesBuilder().setCompression(wasm.Compression.SNAPPY).build();
+  const properties = new wasm.WriterPropertiesBuilder().setCompression(wasm.Compression.SNAPPY).setCreatedBy(parquetCreatedBy()).build();
   return { bytes: wasm.writeParquet(table, properties), actions: rows.length };
 }
 

@@ -1,8 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import type { ParquetColumn } from '../arrowColumns.js';
 import type { ColumnBatch } from '../columnBatches.js';
+import { addInvalidValues, type InvalidValues } from '../invalidValues.js';
 import type { EncoderThread } from '../parquetThread.js';
 import { BATCH_ROWS, batchColumns, encoderFor, writeParquet } from '../parquetWriter.js';
+import { parquetCreatedBy } from '../../version.js';
 import type { AddFile } from './actions.js';
 import type { RowidSlice } from './plan.js';
 import { FileStatsCollector } from './stats.js';
@@ -26,13 +28,24 @@ export function fileRowsFor(table: string): number {
   return FILE_ROWS[table] ?? LARGE_FILE_ROWS;
 }
 
+/** The files a commit adds, and the values they hold as NULL because their column's type cannot hold them. */
+export interface WrittenSlices {
+  adds: AddFile[];
+  invalid: Record<string, InvalidValues>;
+}
+
+interface WrittenFile {
+  add: AddFile;
+  invalid: Record<string, InvalidValues>;
+}
+
 /** Writes every live row of the slices into new files of at most fileRowsFor(table) rows, in rowid order. */
-export async function writeSlices(context: TableWriteContext, columns: ParquetColumn[], slices: readonly RowidSlice[], where: string): Promise<AddFile[]> {
-  const files: Array<Promise<AddFile>> = [];
+export async function writeSlices(context: TableWriteContext, columns: ParquetColumn[], slices: readonly RowidSlice[], where: string): Promise<WrittenSlices> {
+  const files: Array<Promise<WrittenFile>> = [];
   const batchRows = Math.min(BATCH_ROWS, context.rowGroupSize);
   // Two encoding threads, taking files in turn: one finishes a file while the other starts the next.
   const encoders: EncoderThread[] = [];
-  const encoderOf = async (index: number): Promise<EncoderThread> => (encoders[index % 2] ??= await encoderFor(columns, { rowGroupSize: context.rowGroupSize, createdBy: context.tool }));
+  const encoderOf = async (index: number): Promise<EncoderThread> => (encoders[index % 2] ??= await encoderFor(columns, { rowGroupSize: context.rowGroupSize, createdBy: parquetCreatedBy() }));
   try {
     for (const slice of slices) {
       const batches = context.snapshot.columnBatches(context.schema.table, batchColumns(columns), null, batchRows, { from: slice.from, to: slice.to, where });
@@ -52,7 +65,10 @@ export async function writeSlices(context: TableWriteContext, columns: ParquetCo
         source.close();
       }
     }
-    return await Promise.all(files);
+    const written = await Promise.all(files);
+    const invalid: Record<string, InvalidValues> = {};
+    for (const file of written) addInvalidValues(invalid, file.invalid);
+    return { adds: written.map((file) => file.add), invalid };
   } catch (error) {
     await Promise.allSettled(files);
     throw error;
@@ -65,7 +81,7 @@ interface StartedFile {
   /** Resolves once the file has taken its last batch from the source. */
   rowsTaken: Promise<void>;
   /** Resolves with the file's add once it is whole under its final name in every place. */
-  done: Promise<AddFile>;
+  done: Promise<WrittenFile>;
 }
 
 function startDataFile(context: TableWriteContext, columns: ParquetColumn[], source: PeekableBatches, index: number, encoder: EncoderThread): StartedFile {
@@ -89,13 +105,13 @@ function startDataFile(context: TableWriteContext, columns: ParquetColumn[], sou
       rowsTaken();
     }
   };
-  const done = (async (): Promise<AddFile> => {
+  const done = (async (): Promise<WrittenFile> => {
     const sink = await teeDataFile(context.stores, path, context.signal);
     try {
-      await writeParquet({ [Symbol.iterator]: batches }, columns, sink, { rowGroupSize: context.rowGroupSize, createdBy: context.tool, encoder }, context.signal);
+      const { invalid } = await writeParquet({ [Symbol.iterator]: batches }, columns, sink, { rowGroupSize: context.rowGroupSize, createdBy: parquetCreatedBy(), encoder }, context.signal);
       const { bytes } = await sink.finish();
       if (first === null || last === null) throw new Error(`the batches of ${path} carry no rowids`);
-      return {
+      const add: AddFile = {
         path,
         partitionValues: {},
         size: bytes,
@@ -104,6 +120,7 @@ function startDataFile(context: TableWriteContext, columns: ParquetColumn[], sou
         stats: JSON.stringify(collector.stats()),
         tags: { [ROWID_MIN_TAG]: String(first), [ROWID_MAX_TAG]: String(last) },
       };
+      return { add, invalid };
     } catch (error) {
       await sink.abort();
       throw error;

@@ -5,6 +5,7 @@ import type { Db } from '../../db/open.js';
 import type { Logger } from '../../log.js';
 import { acquireLock, type HeldLock } from '../../runtime/lock.js';
 import { toolVersion } from '../../version.js';
+import { invalidValuesInManifest } from '../invalidValues.js';
 import type { ManifestDeltaTable } from '../manifest.js';
 import type { TableSchema } from '../schema.js';
 import type { Snapshot } from '../snapshot.js';
@@ -71,14 +72,15 @@ export async function exportDeltaTables(options: DeltaExportOptions): Promise<Ma
         reports.push({
           table: schema.table,
           where: place.where,
-        path: `${DELTA_DIR}/${schema.table}`,
-        version: result.version,
-        committed: result.committed,
-        files: result.files,
-        bytes: result.bytes,
-        rowsAdded: result.rowsAdded,
-        rowsRemoved: result.rowsRemoved,
-        bytesAdded: result.bytesAdded,
+          path: `${DELTA_DIR}/${schema.table}`,
+          version: result.version,
+          committed: result.committed,
+          files: result.files,
+          bytes: result.bytes,
+          rowsAdded: result.rowsAdded,
+          rowsRemoved: result.rowsRemoved,
+          bytesAdded: result.bytesAdded,
+          ...invalidValuesInManifest(result.invalid),
         });
       }
     }

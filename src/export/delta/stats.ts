@@ -1,21 +1,30 @@
-import type { ColumnBatch } from '../columnBatches.js';
-import { integerValue, pieceKind, timestampReader, type IntegerReader, type ParquetColumn } from '../arrowColumns.js';
+import type { ColumnBatch, JsonCell } from '../columnBatches.js';
+import { integerValue, INVALID, pieceKind, timestampReader, type ParquetColumn } from '../arrowColumns.js';
+import { microsToMillis } from '../../isoTimestamp.js';
 import type { FileStats } from './actions.js';
 
 /** Engines compare string statistics by their first 32 characters at most; longer ids get no min/max. */
 const STRING_STATS_LIMIT = 32;
 
+/** A long (number) or a timestamp (bigint microseconds), null for NULL, INVALID for what the encoder writes as null. */
+type StatsReader = (value: JsonCell) => number | bigint | null | typeof INVALID;
+
 interface Tracker {
   name: string;
   index: number;
   kind: 'integer' | 'timestamp' | 'string' | 'nulls';
-  read: IntegerReader | null;
-  min: number | null;
-  max: number | null;
+  read: StatsReader | null;
+  min: number | bigint | null;
+  max: number | bigint | null;
   minText: Buffer | null;
   maxText: Buffer | null;
   nulls: number;
 }
+
+const readLong: StatsReader = (value) => {
+  const number = integerValue(value);
+  return number === null ? null : Number.isSafeInteger(number) ? number : INVALID;
+};
 
 /**
  * The `stats` of one data file, gathered from the batches on their way to the encoder: null counts for
@@ -30,7 +39,7 @@ export class FileStatsCollector {
     this.trackers = columns.map((column, index) => {
       const kind: Tracker['kind'] =
         column.storage === 'int64' ? 'integer' : column.storage === 'timestamp' ? 'timestamp' : column.name === 'id' && pieceKind(column.storage) === 'text' ? 'string' : 'nulls';
-      const read = kind === 'integer' ? integerValue : kind === 'timestamp' ? timestampReader() : null;
+      const read = kind === 'integer' ? readLong : kind === 'timestamp' ? timestampReader() : null;
       return { name: column.name, index, kind, read, min: null, max: null, minText: null, maxText: null, nulls: 0 };
     });
   }
@@ -41,12 +50,15 @@ export class FileStatsCollector {
       const piece = batch.columns[tracker.index];
       if (piece.kind === 'values') {
         for (const value of piece.values) {
-          const number = tracker.read === null ? (value === null ? null : 0) : tracker.read(value);
-          if (number === null || !Number.isSafeInteger(number)) {
+          if (tracker.read === null) {
+            if (value === null) tracker.nulls += 1;
+            continue;
+          }
+          const number = tracker.read(value);
+          if (number === null || number === INVALID) {
             tracker.nulls += 1;
             continue;
           }
-          if (tracker.read === null) continue;
           if (tracker.min === null || number < tracker.min) tracker.min = number;
           if (tracker.max === null || number > tracker.max) tracker.max = number;
         }
@@ -77,13 +89,14 @@ export class FileStatsCollector {
     const stats: FileStats = { numRecords: this.rows, minValues: {}, maxValues: {}, nullCount: {} };
     for (const tracker of this.trackers) {
       stats.nullCount[tracker.name] = tracker.nulls;
-      if (tracker.kind === 'integer' && tracker.min !== null && tracker.max !== null) {
+      if (tracker.kind === 'integer' && typeof tracker.min === 'number' && typeof tracker.max === 'number') {
         stats.minValues[tracker.name] = tracker.min;
         stats.maxValues[tracker.name] = tracker.max;
-      } else if (tracker.kind === 'timestamp' && tracker.min !== null && tracker.max !== null) {
-        // Stats hold milliseconds: the min rounds down and the max up, so no row falls outside them.
-        stats.minValues[tracker.name] = new Date(Math.floor(tracker.min / 1000)).toISOString();
-        stats.maxValues[tracker.name] = new Date(Math.ceil(tracker.max / 1000)).toISOString();
+      } else if (tracker.kind === 'timestamp' && typeof tracker.min === 'bigint' && typeof tracker.max === 'bigint') {
+        // Stats hold milliseconds, both truncated down as the protocol says: a reader adds the millisecond
+        // a maximum may have lost before it compares (Spark, delta-kernel-rs).
+        stats.minValues[tracker.name] = new Date(microsToMillis(tracker.min)).toISOString();
+        stats.maxValues[tracker.name] = new Date(microsToMillis(tracker.max)).toISOString();
       } else if (tracker.kind === 'string' && tracker.minText !== null && tracker.maxText !== null) {
         const min = tracker.minText.toString('utf8');
         const max = tracker.maxText.toString('utf8');

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from '../../log.js';
+import { warnInvalidValues, type InvalidValues } from '../invalidValues.js';
 import type { TableSchema } from '../schema.js';
 import type { Snapshot } from '../snapshot.js';
 import { commitPath, parseCommit, PROTOCOL, serializeCommit, type Action, type AddFile, type CommitInfo, type Metadata, type RemoveFile, type TableState } from './actions.js';
@@ -74,6 +75,8 @@ export interface TableWriteResult {
   reflectedChangeSeq: number;
   /** ms; null for a table whose commits carry no timestamp. */
   lastCommitAt: number | null;
+  /** Values of the rows this run's commit added that their column's type cannot hold, written as NULL. */
+  invalid: Record<string, InvalidValues>;
 }
 
 /**
@@ -112,7 +115,7 @@ export async function writeDeltaTable(context: TableWriteContext): Promise<Table
     const add = state?.files.get(file.path);
     return { path: file.path, deletionTimestamp: removedAt, dataChange: true, extendedFileMetadata: true, partitionValues: {}, size: add?.size ?? 0 };
   });
-  const adds = await writeSlices(context, columns, plan.slices, live(schema));
+  const { adds, invalid } = await writeSlices(context, columns, plan.slices, live(schema));
   const version = state === null ? 0 : state.version + 1;
   const rowsAdded = adds.reduce((sum, add) => sum + recordsOf(add), 0);
   const rowsRemoved = plan.remove.reduce((sum, file) => sum + file.rows, 0);
@@ -132,9 +135,10 @@ export async function writeDeltaTable(context: TableWriteContext): Promise<Table
     context.notePending(place.location, context.changeSeq);
     await commit(place, version, actions, commitId);
     logger.info({ table, version, added: adds.length, removed: removes.length, rowsAdded, rowsRemoved }, `committed version ${version} of Delta table ${place.location}`);
+    warnInvalidValues(logger, table, `version ${version} of Delta table ${place.location}`, invalid);
   }
   for (const place of stores) await afterCommit(context, place, next, now());
-  return summary(next, appId, true, rowsAdded, rowsRemoved, bytesAdded);
+  return { ...summary(next, appId, true, rowsAdded, rowsRemoved, bytesAdded), invalid };
 }
 
 interface CommitFacts {
@@ -325,6 +329,6 @@ function summary(state: TableState, appId: string, committed: boolean, rowsAdded
     rows += recordsOf(add);
   }
   const reflectedChangeSeq = state.txns.get(appId)?.version ?? 0;
-  return { version: state.version, committed, files: state.files.size, bytes, rows, rowsAdded, rowsRemoved, bytesAdded, reflectedChangeSeq, lastCommitAt: state.lastCommitTimestamp };
+  return { version: state.version, committed, files: state.files.size, bytes, rows, rowsAdded, rowsRemoved, bytesAdded, reflectedChangeSeq, lastCommitAt: state.lastCommitTimestamp, invalid: {} };
 }
 

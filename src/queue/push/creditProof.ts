@@ -1,5 +1,5 @@
 import type { Transaction } from '../../api/types.js';
-import { isoToMicros } from '../../isoTimestamp.js';
+import { isoToMicrosNumber } from '../../isoTimestamp.js';
 import type { WriteJob } from '../types.js';
 
 export type CreditProof = { proved: true; transaction: Transaction } | { proved: false; reason: string };
@@ -43,7 +43,7 @@ export function findCreditProof(evidence: CreditEvidence): CreditProof {
   const points = Number(job.payload.points);
   const reason = String(job.payload.reason);
   const candidates = transactions.filter((t) => {
-    const micros = isoToMicros(t.created_at);
+    const micros = isoToMicrosNumber(t.created_at);
     const created = micros === null ? Number.NaN : micros / 1000;
     const inWindow = created >= since.getTime() && (until === undefined || created <= until.getTime());
     return t.customer?.id === customerId && inWindow && isPointsCredit(t, points) && t.activity?.rule?.title === reason;

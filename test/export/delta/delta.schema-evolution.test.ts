@@ -7,6 +7,7 @@ import { tableSchema, type TableSchema } from '../../../src/export/schema.js';
 import { Snapshot } from '../../../src/export/snapshot.js';
 import { readDeltaTable } from '../../helpers/deltaTable.js';
 import { fillMirror, silentLogger, tempDir } from '../helpers.js';
+import { deltaRows, liveMirrorRows } from './mirrorRows.js';
 
 describe('a Delta table whose mirror gained a column (a migration)', () => {
   const dir = tempDir('delta-schema-');
@@ -49,13 +50,15 @@ describe('a Delta table whose mirror gained a column (a migration)', () => {
 
     const result = await writeDeltaTable(context(schema));
     expect(result).toMatchObject({ version: 1, committed: true });
-    const { state, rows } = await readDeltaTable(table);
+    const contents = await readDeltaTable(table);
+    const { state, rows } = contents;
     const fields = (JSON.parse(state.metadata.schemaString) as { fields: Array<{ name: string; type: string; nullable: boolean }> }).fields;
     expect(fields.at(-1)).toEqual({ name: '_removed_at', type: 'timestamp', nullable: true, metadata: {} });
     expect(state.metadata.id).toBe(first.state.metadata.id);
     for (const path of first.state.files.keys()) expect(state.files.has(path)).toBe(false);
     expect(rows.length).toBe(first.rows.length);
     expect(rows.every((row) => '_removed_at' in row)).toBe(true);
+    expect(deltaRows(contents)).toEqual(liveMirrorRows(db, 'customers'));
   });
 
   it('refuses to go on when a column would change its type, and leaves the table at its version', async () => {

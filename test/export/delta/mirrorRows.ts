@@ -4,29 +4,141 @@ import type { Db } from '../../../src/db/open.js';
 import { nextChangeSeq, type ApiRecord } from '../../../src/db/upsertRecords.js';
 import { commitPath, parseCommit } from '../../../src/export/delta/actions.js';
 import type { DeltaStore } from '../../../src/export/delta/store.js';
+import { tableSchema, type ExportColumn, type ExportTable } from '../../../src/export/schema.js';
+import type { ColumnType } from '../../../src/streams/index.js';
 import type { DeltaTableContents } from '../../helpers/deltaTable.js';
 import { upsert } from '../helpers.js';
 
-/** A row as both sides can show it: the key, the change that wrote it, and the API's record as stored. */
-export interface ComparableRow {
-  id: string;
-  changeSeq: string;
-  raw: string;
+/**
+ * A row as both sides can show it, as one line (see rowTexts): every column the table holds, `id` first and
+ * the rest by name, each value as its type compares. Timestamps are instants (`2026-03-01T12:00:00.000000Z`,
+ * whatever offset or form the text had), integers their digits, booleans true/false, money its exact decimal
+ * text, text and JSON as they are. Dropping a column from the table, or changing any value, changes the line.
+ */
+export type ComparableRow = string;
+
+type Value = string | boolean | null;
+
+/** The columns a Delta table of `table` holds: the mirror's export columns, less unsubscribes' last_seen_at (README). */
+function tableColumns(db: Db, table: string): ExportColumn[] {
+  return tableSchema(db, table as ExportTable).columns.filter((column) => column.name !== 'last_seen_at');
 }
 
 /**
  * The mirror's rows that a Delta table of `table` must hold, ordered by id: those the API still has (not
- * marked by verify) and, for unsubscribes, those still on the list.
+ * marked by verify) and, for unsubscribes, those still on the list; every column, typed by the mirror's schema.
  */
 export function liveMirrorRows(db: Db, table: string): ComparableRow[] {
+  const columns = tableColumns(db, table).sort((a, b) => rowOrder(a.name, b.name));
   const live = table === 'unsubscribes' ? 't._removed_at IS NULL AND t.removed_at IS NULL' : 't._removed_at IS NULL';
-  // Ordered by the key itself, not by the text alias the select gives it.
-  return db.prepare(`SELECT CAST(t.id AS TEXT) AS id, CAST(t._change_seq AS TEXT) AS changeSeq, t.raw AS raw FROM "${table}" AS t WHERE ${live} ORDER BY t.id`).all() as ComparableRow[];
+  // Integers as SQLite's own text of them, so no 64-bit id or counter is rounded on the way.
+  const list = columns.map(({ name, type }) => (type === 'integer' ? `CAST(t."${name}" AS TEXT)` : `t."${name}"`)).join(', ');
+  const rows = db.prepare(`SELECT ${list} FROM "${table}" AS t WHERE ${live} ORDER BY t.id`).raw(true).all() as unknown[][];
+  const convert = columns.map((column) => MIRROR_VALUE[column.type]);
+  return rowTexts(
+    columns.map((column) => column.name),
+    rows.length,
+    (row, column) => convert[column](rows[row][column]),
+  );
 }
 
-/** The rows of a table read back by readDeltaTable, in the same shape and order. */
+/**
+ * The rows of a table read back by readDeltaTable, in the same shape and order: every column the files
+ * hold, typed by the table's own schema. A column the table lacks is missing from each row, so they differ.
+ */
 export function deltaRows(contents: DeltaTableContents): ComparableRow[] {
-  return contents.rows.map((row) => ({ id: String(row.id), changeSeq: String(row._change_seq), raw: String(row.raw) }));
+  const fields = (JSON.parse(contents.state.metadata.schemaString) as { fields: Array<{ name: string; type: unknown }> }).fields;
+  const types = new Map(fields.map((field) => [field.name, field.type]));
+  // readDeltaTable reads the files by name (union_by_name): every row has every column of any file.
+  const names = Object.keys(contents.rows[0] ?? {}).sort(rowOrder);
+  const convert = names.map((name) => deltaValue(types.get(name)));
+  return rowTexts(names, contents.rows.length, (row, column) => convert[column](contents.rows[row][names[column]]));
+}
+
+/** `id` first, the rest by name: the order both sides write a row's columns in. */
+function rowOrder(a: string, b: string): number {
+  if (a === b) return 0;
+  if (a === 'id' || b === 'id') return a === 'id' ? -1 : 1;
+  return a < b ? -1 : 1;
+}
+
+/** Between columns: a character no value in these tests holds (a row that holds one is refused), so rows compare without escaping. */
+const SEPARATOR = '\u241f';
+
+/**
+ * Rows as `id=s:1␟_change_seq=s:7␟_removed_at=null␟…`: each column's name, then `s:` and the text, or null,
+ * true or false. Each row is one join of its parts, with no escaping of the long `raw` text and one array
+ * for every row: comparing tables of 300,000 rows is then dominated by reading them, not by this.
+ */
+function rowTexts(names: readonly string[], rows: number, valueAt: (row: number, column: number) => Value): ComparableRow[] {
+  const heads = names.map((name, index) => (index === 0 ? name : `${SEPARATOR}${name}`));
+  const parts = new Array<string>(names.length * 3);
+  const texts = new Array<string>(rows);
+  for (let row = 0; row < rows; row += 1) {
+    for (let column = 0; column < names.length; column += 1) {
+      const value = valueAt(row, column);
+      parts[3 * column] = heads[column];
+      if (typeof value === 'string') {
+        if (value.includes(SEPARATOR)) throw new Error(`column ${names[column]} holds ${SEPARATOR}, which these rows use between columns`);
+        parts[3 * column + 1] = '=s:';
+        parts[3 * column + 2] = value;
+      } else {
+        parts[3 * column + 1] = value === null ? '=null' : value ? '=true' : '=false';
+        parts[3 * column + 2] = '';
+      }
+    }
+    texts[row] = parts.join('');
+  }
+  return texts;
+}
+
+type Convert = (value: unknown) => Value;
+
+const text: Convert = (value) => (value === null || value === undefined ? null : String(value));
+const timestamp: Convert = (value) => (value === null || value === undefined ? null : instant(String(value)));
+
+/** The mirror's values by type (as liveMirrorRows selects them): integers as text, booleans 0/1, timestamps ISO text. */
+const MIRROR_VALUE: Record<ColumnType, Convert> = {
+  integer: text,
+  boolean: (value) => (value === null ? null : value === 1),
+  timestamp,
+  decimal: text,
+  text,
+  json: text,
+};
+
+/** DuckDB's JSON-safe values by Delta type: longs and timestamps as text, booleans as booleans. */
+function deltaValue(type: unknown): Convert {
+  if (type === 'boolean') return (value) => (value === null || value === undefined ? null : typeof value === 'boolean' ? value : String(value));
+  return type === 'timestamp' ? timestamp : text;
+}
+
+/** UTC already, as the API and DuckDB (`2026-03-01 12:00:00.123456+00`) write most instants: only the form changes. */
+const UTC_INSTANT = /^(\d{4}-\d{2}-\d{2})[T ](\d{2}:\d{2}:\d{2})(?:\.(\d{1,6}))?(?:Z|\+00)$/;
+
+/** An ISO 8601 date or date-time (or DuckDB's form of one) as one canonical UTC text to the microsecond. */
+function instant(text: string): string {
+  const utc = UTC_INSTANT.exec(text);
+  if (utc !== null) return `${utc[1]}T${utc[2]}.${(utc[3] ?? '').padEnd(6, '0')}Z`;
+  const match = /^(\d{4})-(\d{2})-(\d{2})(?:[Tt ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d{1,9}))?)?)?([Zz]|[+-]\d{2}(?::?\d{2})?)?$/.exec(text);
+  if (match === null) return `not an instant: ${text}`;
+  const [, year, month, day, hour = '0', minute = '0', second = '0', fraction = '', zone = 'Z'] = match;
+  const date = new Date(0);
+  // setUTCFullYear, not Date.UTC: Date.UTC takes years 0 to 99 for 1900 to 1999.
+  date.setUTCFullYear(Number(year), Number(month) - 1, Number(day));
+  date.setUTCHours(Number(hour), Number(minute), Number(second), 0);
+  const micros = BigInt(date.getTime() - offsetMinutes(zone) * 60_000) * 1000n + BigInt(fraction.padEnd(6, '0').slice(0, 6));
+  const millis = micros / 1000n - (micros % 1000n < 0n ? 1n : 0n);
+  const iso = new Date(Number(millis)).toISOString();
+  return `${iso.slice(0, -1)}${String(micros - millis * 1000n).padStart(3, '0')}Z`;
+}
+
+/** `Z`, `+05`, `-0130` or `+05:30` as minutes east of UTC. */
+function offsetMinutes(zone: string): number {
+  if (/^[Zz]$/.test(zone)) return 0;
+  const digits = zone.slice(1).replace(':', '');
+  const minutes = Number(digits.slice(0, 2)) * 60 + Number(digits.slice(2) || '0');
+  return zone.startsWith('-') ? -minutes : minutes;
 }
 
 /**
