@@ -56,7 +56,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
   const pageOrder = checkPageOrder(options.pageOrder ?? 'newest-first');
   const faults = new FaultInjector(options.faults ?? null, seed);
   let bucket: TokenBucket | null = null;
-  const stats: SimulatorStats = { requests: 0, byStatus: {}, faultsInjected: 0 };
+  const stats: SimulatorStats = { requests: 0, byStatus: {}, byPath: {}, faultsInjected: 0 };
   const timers = new Set<NodeJS.Timeout>();
 
   const count = (status: string) => (stats.byStatus[status] = (stats.byStatus[status] ?? 0) + 1);
@@ -97,12 +97,13 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     },
     ledger: () => ctx.ledger.all(),
     truth: (stream) => truth(store, ctx.streams, stream),
-    stats: () => ({ requests: stats.requests, byStatus: { ...stats.byStatus }, faultsInjected: stats.faultsInjected }),
+    stats: () => ({ requests: stats.requests, byStatus: { ...stats.byStatus }, byPath: { ...stats.byPath }, faultsInjected: stats.faultsInjected }),
   };
 
   async function serveApi(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
     const method = req.method ?? 'GET';
     stats.requests++;
+    stats.byPath[url.pathname] = (stats.byPath[url.pathname] ?? 0) + 1;
     const waitSeconds = bucket?.take(Date.now()) ?? 0;
     if (waitSeconds > 0) {
       count('429');

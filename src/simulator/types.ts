@@ -113,6 +113,8 @@ export interface LedgerEntry {
 export interface SimulatorStats {
   requests: number;
   byStatus: Record<string, number>;
+  /** API requests per path (`/v2/orders`, `/v2/orders/1001`, …), however they were answered. */
+  byPath: Record<string, number>;
   faultsInjected: number;
 }
 

@@ -59,11 +59,14 @@ describe('the Prometheus rules files', () => {
   });
 });
 
-/** `promtool test rules` of `tests` (promtool's unit-test groups) against the rules file; its output when a case fails. */
-async function ruleTests(tests: unknown[]): Promise<{ code: number | null; output: string }> {
+/**
+ * `promtool test rules` of `tests` (promtool's unit-test groups) against a rules file; its output when a case fails.
+ * Cases that span days evaluate every 5 minutes (an alert's state at an eval_time is then that of the evaluation before it).
+ */
+async function ruleTests(tests: unknown[], options: { rulesFile?: string; evaluationInterval?: string } = {}): Promise<{ code: number | null; output: string }> {
   const file = join(tempDir('loyalty-rule-tests-'), 'tests.yml');
   // JSON is YAML, and needs no quoting rules of its own.
-  writeFileSync(file, JSON.stringify({ rule_files: [RULES], evaluation_interval: '1m', tests }));
+  writeFileSync(file, JSON.stringify({ rule_files: [options.rulesFile ?? RULES], evaluation_interval: options.evaluationInterval ?? '1m', tests }));
   return promtool(['test', 'rules', file]);
 }
 
@@ -124,5 +127,249 @@ describe('the alerts on verify and the deep refresh (issue 25), under promtool t
     ]);
     expect(result.output).toContain('SUCCESS');
     expect(result.code).toBe(0);
+  });
+});
+
+/** An alert promtool should see firing: the rule's labels (severity and what its expression keeps) and its rendered annotations. */
+function alert(labels: Record<string, string>, summary: string, description: string) {
+  return { exp_labels: { severity: 'warning', ...labels }, exp_annotations: { summary, description } };
+}
+
+/** Expects every case of `tests` to pass. */
+async function expectRuleTests(tests: unknown[], options?: Parameters<typeof ruleTests>[1]): Promise<void> {
+  const result = await ruleTests(tests, options);
+  expect(result.output).toContain('SUCCESS');
+  expect(result.code, result.output).toBe(0);
+}
+
+// promtool's clock starts at 0: a *_timestamp_seconds value of 0 means "at the start of the case".
+describe('the alerts on syncs, the API, the queue and exports, under promtool test rules', () => {
+  it('LoyaltySyncStale fires for a stream last synced over an hour ago once that has lasted 5 minutes, and not for one synced every minute', async () => {
+    await expectRuleTests([
+      {
+        interval: '1m',
+        input_series: [
+          { series: 'loyalty_sync_last_success_timestamp_seconds{stream="orders"}', values: '0x80' },
+          { series: 'loyalty_sync_last_success_timestamp_seconds{stream="customers"}', values: '0+60x80' },
+        ],
+        alert_rule_test: [
+          // An hour exactly is not over an hour; over it from 61m, but not yet for 5 minutes at 65m.
+          { eval_time: '60m', alertname: 'LoyaltySyncStale', exp_alerts: [] },
+          { eval_time: '65m', alertname: 'LoyaltySyncStale', exp_alerts: [] },
+          {
+            eval_time: '70m',
+            alertname: 'LoyaltySyncStale',
+            exp_alerts: [alert({ stream: 'orders' }, 'loyalty-sync: orders has not synced for over an hour', 'The last successful sync of orders was 1h 10m 0s ago. Check the logs or `loyalty-sync status`.')],
+          },
+        ],
+      },
+    ]);
+  });
+
+  it('LoyaltySyncNeverSucceeded fires for a stream with runs and no success for an hour, and not for one that succeeded', async () => {
+    await expectRuleTests([
+      {
+        interval: '1m',
+        input_series: [
+          { series: 'loyalty_sync_runs_total{stream="orders",outcome="failed"}', values: '0+1x90' },
+          { series: 'loyalty_sync_runs_total{stream="customers",outcome="succeeded"}', values: '0+1x90' },
+          { series: 'loyalty_sync_last_success_timestamp_seconds{stream="customers"}', values: '0+60x90' },
+        ],
+        alert_rule_test: [
+          { eval_time: '59m', alertname: 'LoyaltySyncNeverSucceeded', exp_alerts: [] },
+          {
+            eval_time: '61m',
+            alertname: 'LoyaltySyncNeverSucceeded',
+            exp_alerts: [
+              alert(
+                { stream: 'orders' },
+                'loyalty-sync: orders has never synced successfully',
+                'For over an hour loyalty-sync has reported no successful sync of orders in its mirror, ever. Check the logs or `loyalty-sync status`: a refused key, an API that cannot be reached, or a first full read still running.',
+              ),
+            ],
+          },
+        ],
+      },
+    ]);
+  });
+
+  it('LoyaltyApiErrors fires when over 10% of requests end in a 5xx or without an answer for 10 minutes, and not at 5%', async () => {
+    const requests = (status: string, perMinute: number) => ({ series: `loyalty_api_requests_total{endpoint="/v2/orders",status="${status}"}`, values: `0+${perMinute}x60` });
+    await expectRuleTests([
+      { interval: '1m', input_series: [requests('200', 100), requests('503', 5)], alert_rule_test: [{ eval_time: '40m', alertname: 'LoyaltyApiErrors', exp_alerts: [] }] },
+      {
+        interval: '1m',
+        input_series: [requests('200', 80), requests('502', 10), requests('error', 10)],
+        alert_rule_test: [
+          { eval_time: '8m', alertname: 'LoyaltyApiErrors', exp_alerts: [] },
+          {
+            eval_time: '30m',
+            alertname: 'LoyaltyApiErrors',
+            exp_alerts: [alert({}, 'loyalty-sync: over 10% of API requests fail', '20% of requests to the Admin API ended in a 5xx or without an answer over the last 10 minutes.')],
+          },
+        ],
+      },
+    ]);
+  });
+
+  it('LoyaltyApiRateLimitStorm fires when over 30% of requests are answered 429 for 10 minutes, and not at 20%', async () => {
+    const storm = (limitedPerMinute: number) => [
+      { series: 'loyalty_api_requests_total{endpoint="/v2/orders",status="200"}', values: `0+${100 - limitedPerMinute}x60` },
+      { series: 'loyalty_api_requests_total{endpoint="/v2/orders",status="429"}', values: `0+${limitedPerMinute}x60` },
+      { series: 'loyalty_api_rate_limited_total', values: `0+${limitedPerMinute}x60` },
+    ];
+    await expectRuleTests([
+      { interval: '1m', input_series: storm(20), alert_rule_test: [{ eval_time: '40m', alertname: 'LoyaltyApiRateLimitStorm', exp_alerts: [] }] },
+      {
+        interval: '1m',
+        input_series: storm(40),
+        alert_rule_test: [
+          { eval_time: '8m', alertname: 'LoyaltyApiRateLimitStorm', exp_alerts: [] },
+          {
+            eval_time: '30m',
+            alertname: 'LoyaltyApiRateLimitStorm',
+            exp_alerts: [
+              alert(
+                {},
+                'loyalty-sync: the API answers 429 to many requests',
+                '40% of requests were rate limited over the last 10 minutes; lower api.requestsPerSecond or find the other client sharing the limit.',
+              ),
+            ],
+          },
+        ],
+      },
+    ]);
+  });
+
+  it('LoyaltyDeadJobs fires at once for a dead job, and not for queued ones', async () => {
+    await expectRuleTests([
+      {
+        interval: '1m',
+        input_series: [
+          { series: 'loyalty_queue_jobs{state="queued"}', values: '5x20' },
+          { series: 'loyalty_queue_jobs{state="dead"}', values: '0x9 2x10' },
+        ],
+        alert_rule_test: [
+          { eval_time: '5m', alertname: 'LoyaltyDeadJobs', exp_alerts: [] },
+          {
+            eval_time: '10m',
+            alertname: 'LoyaltyDeadJobs',
+            exp_alerts: [
+              alert(
+                {},
+                'loyalty-sync: 2 write job(s) are dead',
+                'The API refused these writes for good. `loyalty-sync queue list --state dead` shows why; fix and `queue retry ID`, or `queue cancel ID`.',
+              ),
+            ],
+          },
+        ],
+      },
+    ]);
+  });
+
+  it('LoyaltyUnknownJobsAgeing fires once the oldest unknown job has been unknown for over a day', async () => {
+    await expectRuleTests(
+      [
+        {
+          interval: '5m',
+          // Two reporters: the older job counts.
+          input_series: [
+            { series: 'loyalty_queue_oldest_unknown_timestamp_seconds{instance="a"}', values: '0x312' },
+            { series: 'loyalty_queue_oldest_unknown_timestamp_seconds{instance="b"}', values: '36000x312' },
+          ],
+          alert_rule_test: [
+            { eval_time: '24h', alertname: 'LoyaltyUnknownJobsAgeing', exp_alerts: [] },
+            {
+              eval_time: '25h',
+              alertname: 'LoyaltyUnknownJobsAgeing',
+              exp_alerts: [
+                alert(
+                  {},
+                  'loyalty-sync: a write job has been unknown for over a day',
+                  'Its outcome could not be proved for 1d 1h 0m 0s. Check it in the loyalty program and `queue retry ID` or `queue cancel ID`.',
+                ),
+              ],
+            },
+          ],
+        },
+      ],
+      { evaluationInterval: '5m' },
+    );
+  });
+
+  it('LoyaltyExportStale and LoyaltyExportNeverSucceeded fire 26 hours after the last export, or with none ever, and not while exports succeed', async () => {
+    await expectRuleTests(
+      [
+        {
+          interval: '5m',
+          input_series: [{ series: 'loyalty_export_last_success_timestamp_seconds', values: '0x340' }],
+          alert_rule_test: [
+            { eval_time: '26h', alertname: 'LoyaltyExportStale', exp_alerts: [] },
+            { eval_time: '27h', alertname: 'LoyaltyExportStale', exp_alerts: [alert({}, 'loyalty-sync: no export has succeeded for over 26 hours', 'The last successful export was 1d 3h 0m 0s ago.')] },
+          ],
+        },
+        {
+          interval: '5m',
+          input_series: [{ series: 'loyalty_export_rows_total{table="orders",format="csv"}', values: '0x340' }],
+          alert_rule_test: [
+            { eval_time: '25h55m', alertname: 'LoyaltyExportNeverSucceeded', exp_alerts: [] },
+            {
+              eval_time: '26h',
+              alertname: 'LoyaltyExportNeverSucceeded',
+              exp_alerts: [
+                alert(
+                  {},
+                  'loyalty-sync: no export has ever succeeded',
+                  'For over 26 hours loyalty-sync has run without a successful export in its mirror, ever. Check the logs of the export job.',
+                ),
+              ],
+            },
+          ],
+        },
+        {
+          interval: '5m',
+          input_series: [
+            { series: 'loyalty_export_rows_total{table="orders",format="csv"}', values: '0+500x340' },
+            { series: 'loyalty_export_last_success_timestamp_seconds', values: '0+300x340' },
+          ],
+          alert_rule_test: [
+            { eval_time: '27h', alertname: 'LoyaltyExportStale', exp_alerts: [] },
+            { eval_time: '27h', alertname: 'LoyaltyExportNeverSucceeded', exp_alerts: [] },
+          ],
+        },
+      ],
+      { evaluationInterval: '5m' },
+    );
+  });
+
+  it('LoyaltySyncDown fires when no target of the job is scraped at all (absent), and not for another job down', async () => {
+    const down = {
+      exp_labels: { severity: 'critical', job: 'loyalty-sync' },
+      exp_annotations: {
+        summary: 'loyalty-sync: the run process cannot be scraped',
+        description: "Prometheus has had no answer from loyalty-sync's /metrics for 5 minutes: the process is down or unreachable.",
+      },
+    };
+    await expectRuleTests(
+      [
+        {
+          interval: '1m',
+          input_series: [
+            { series: 'up{job="loyalty-sync",instance="10.0.0.7:9464"}', values: '1x30' },
+            { series: 'up{job="other",instance="10.0.0.8:9100"}', values: '0x30' },
+          ],
+          alert_rule_test: [{ eval_time: '20m', alertname: 'LoyaltySyncDown', exp_alerts: [] }],
+        },
+        {
+          interval: '1m',
+          input_series: [{ series: 'up{job="other",instance="10.0.0.8:9100"}', values: '1x30' }],
+          alert_rule_test: [
+            { eval_time: '4m', alertname: 'LoyaltySyncDown', exp_alerts: [] },
+            { eval_time: '20m', alertname: 'LoyaltySyncDown', exp_alerts: [down] },
+          ],
+        },
+      ],
+      { rulesFile: RUN_RULES },
+    );
   });
 });

@@ -78,6 +78,9 @@ describe('an export while another connection keeps writing', () => {
     expect(committed).toBe(finalSeq - firstSeq + 1);
 
     const expectedMarkerRows = seq - firstSeq + 1;
+    // Every table in both formats, or the checks below would cover less than they claim.
+    const written = report.files.map((file) => `${file.table}.${file.format}`).sort();
+    expect(written).toEqual(Object.keys(MARKED_COLUMN).flatMap((table) => [`${table}.csv`, `${table}.parquet`]).sort());
     const duck = await duckdb();
     try {
       for (const file of report.files) {

@@ -1,23 +1,31 @@
-import { readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { lstatSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { expect, it } from 'vitest';
+import { expect, it, vi } from 'vitest';
 import { writeMetricsFile } from '../../src/metrics/metricsFile.js';
 import { createMetrics } from '../../src/metrics/registry.js';
 import { tempDir } from '../helpers/tempDir.js';
 
-it('a symlink planted at a predictable temporary name does not redirect the write', async () => {
+// The temporary name's random part is fixed here, so the link can be planted exactly where the write goes:
+// an attacker who guessed the name (README: `.NAME.RANDOM.tmp`).
+const GUESSED = vi.hoisted(() => '5eed5eed5eed5eed');
+vi.mock('node:crypto', async (importOriginal) => {
+  const crypto = await importOriginal<typeof import('node:crypto')>();
+  return { ...crypto, randomBytes: (size: number) => Buffer.from(GUESSED, 'hex').subarray(0, size) };
+});
+
+it('a symlink planted at the temporary name fails the write instead of redirecting it', async () => {
   const textfiles = tempDir('loyalty-textfile-');
   const elsewhere = tempDir('loyalty-victim-');
   const victim = join(elsewhere, 'mirror.db');
   writeFileSync(victim, 'the mirror, not metrics');
   const path = join(textfiles, 'loyalty_sync.prom');
-  // The name the metrics file used to be written through: PATH.PID.tmp.
-  symlinkSync(victim, `${path}.${process.pid}.tmp`);
+  const planted = join(textfiles, `.loyalty_sync.prom.${GUESSED}.tmp`);
+  symlinkSync(victim, planted);
 
-  await writeMetricsFile(path, createMetrics().registry);
+  await expect(writeMetricsFile(path, createMetrics().registry)).rejects.toMatchObject({ code: 'EEXIST' });
 
   expect(readFileSync(victim, 'utf8')).toBe('the mirror, not metrics');
-  expect(readFileSync(path, 'utf8')).toContain('# TYPE loyalty_');
-  // Nothing of the write is left beside the file but the planted link.
-  expect(readdirSync(textfiles).sort()).toEqual(['loyalty_sync.prom', `loyalty_sync.prom.${process.pid}.tmp`]);
+  // The link is not this run's to remove, and no metrics file came of the write.
+  expect(readdirSync(textfiles)).toEqual([`.loyalty_sync.prom.${GUESSED}.tmp`]);
+  expect(lstatSync(planted).isSymbolicLink()).toBe(true);
 });

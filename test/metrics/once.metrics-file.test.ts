@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, watch } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSimulator, type SimulatorHandle } from '../../src/simulator/index.js';
@@ -22,6 +22,9 @@ const CONTRACT_FAMILIES = [
   'loyalty_export_rows_total',
   'loyalty_export_bytes_total',
 ];
+
+/** Runs killed at their first change to the metrics folder, before one lands inside the write (most do at once). */
+const MAX_ATTEMPTS = 10;
 
 let sim: SimulatorHandle;
 beforeAll(async () => {
@@ -68,25 +71,45 @@ describe('once --metrics-file', () => {
     expect(sumOf(samples, 'loyalty_api_requests_total', { status: '401' })).toBeGreaterThan(0);
   });
 
-  it('never leaves a partial file when killed: the path holds the previous complete file or the new one', async () => {
+  it('never leaves a partial file when killed during the write: the path keeps the previous complete file', async () => {
     const dir = tempDir('loyalty-textfile-');
-    const file = join(dir, 'loyalty_sync.prom');
+    const folder = join(dir, 'textfile');
+    mkdirSync(folder);
+    const file = join(folder, 'loyalty_sync.prom');
     const env = envFor(dir, sim.keys.full);
     expect((await runCli(['once', '--metrics-file', file], { env })).code).toBe(0);
-    await expectValidExposition(file);
+    const previous = await expectValidExposition(file);
 
-    // Kill runs at later and later moments until one finishes first: some die mid-sync, some around the write.
-    let completed = false;
-    for (let delayMs = 150; !completed; delayMs = Math.round(delayMs * 1.4)) {
+    // The run touches the folder only to write the metrics file: its first change there means the write has
+    // begun. The run is killed at that moment; when the kill came too late (the write had
+    // finished), it is tried again.
+    let attempts = 0;
+    for (let landed = false; !landed; ) {
+      attempts += 1;
+      expect(attempts, 'no kill landed during the write').toBeLessThanOrEqual(MAX_ATTEMPTS);
       const child = spawn(process.execPath, [CLI_PATH, 'once', '--metrics-file', file], { env: { PATH: process.env.PATH, LOG_LEVEL: 'silent', ...env }, stdio: 'ignore' });
-      const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
-      const timer = setTimeout(() => child.kill('SIGKILL'), delayMs);
-      completed = (await exited) === 0;
-      clearTimeout(timer);
-      expect(existsSync(file)).toBe(true);
-      const text = await expectValidExposition(file);
-      // A cut-off file would lack the families written last; a whole one has every family of the contract.
-      for (const family of CONTRACT_FAMILIES) expect(text, `${family} after a kill at ${delayMs} ms`).toContain(`# TYPE ${family} `);
+      const exited = new Promise<NodeJS.Signals | null>((resolve) => child.on('close', (_code, signal) => resolve(signal)));
+      const watcher = watch(folder, () => {
+        watcher.close();
+        child.kill('SIGKILL');
+      });
+      const signal = await exited;
+      watcher.close();
+
+      const names = readdirSync(folder);
+      const text = existsSync(file) ? readFileSync(file, 'utf8') : null;
+      if (names.length === 1 && text !== null && text !== previous) {
+        // The path changed and nothing is beside it: the write had ended, and the file must be whole (a write in
+        // place, cut by the kill, would lack the families written last).
+        const missing = CONTRACT_FAMILIES.filter((family) => !text.includes(`# TYPE ${family} `));
+        expect(missing, `families missing from the file at the path after a kill; it holds ${text.length} bytes`).toEqual([]);
+        await expectValidExposition(file);
+        continue;
+      }
+      landed = true;
+      expect(signal).toBe('SIGKILL');
+      // Killed while writing: whatever it left beside the path (a hidden temporary file), the path holds the previous file, whole.
+      expect(text, `after a kill during the write; the folder holds ${names.join(', ')}`).toBe(previous);
     }
   });
 });

@@ -11,7 +11,7 @@ import { exportConfig, fillMirror, silentLogger, tempDir, upsert } from '../expo
 import { deltaRows, liveMirrorRows } from '../export/delta/mirrorRows.js';
 import { readDeltaTable } from '../helpers/deltaTable.js';
 import { startFaultProxy, type FaultProxy } from './faultProxy.js';
-import { newBucket, storeClient, swift, testS3Settings, useAwsEnv } from './helpers.js';
+import { listKeys, newBucket, storeClient, swift, testS3Settings, useAwsEnv } from './helpers.js';
 
 const PREFIX = 'lake/loyalty';
 
@@ -61,11 +61,27 @@ describe('Delta tables in a bucket behind a faulty network path', () => {
     client.s3.destroy();
   }
 
+  /** What each table's log holds, as listed in the bucket itself (past the faulty path). */
+  async function logListing(): Promise<Record<string, string[]>> {
+    const client = storeClient();
+    const logs: Record<string, string[]> = {};
+    for (const stream of STREAM_NAMES) {
+      const log = `${PREFIX}/delta/${stream}/_delta_log/`;
+      logs[stream] = (await listKeys(client, bucket, log)).map((key) => key.slice(log.length));
+    }
+    client.destroy();
+    return logs;
+  }
+
+  const commitFile = (version: number): string => `${String(version).padStart(20, '0')}.json`;
+
   it('writes every table to the bucket and the export folder, each equal to the mirror, each commit once', async () => {
     const report = await runExport({ db, config, logger: silentLogger });
     expect(report.delta.filter((table) => table.where === 'bucket').map((table) => [table.table, table.version])).toEqual(STREAM_NAMES.map((stream) => [stream, 0]));
     expect(proxy.drops).toBeGreaterThanOrEqual(STREAM_NAMES.length);
     expect(proxy.slowdowns).toBeGreaterThan(0);
+    // Each lost answer was taken for the commit it answered: one commit per table in its log, none repeated.
+    expect(await logListing()).toEqual(Object.fromEntries(STREAM_NAMES.map((stream) => [stream, [commitFile(0)]])));
     await expectEqual();
   });
 
@@ -76,6 +92,7 @@ describe('Delta tables in a bucket behind a faulty network path', () => {
     const bucketCustomers = report.delta.find((table) => table.table === 'customers' && table.where === 'bucket');
     expect(bucketCustomers).toMatchObject({ version: 1, committed: true });
     expect(report.delta.find((table) => table.table === 'transactions' && table.where === 'bucket')).toMatchObject({ version: 0, committed: false });
+    expect(await logListing()).toEqual(Object.fromEntries(STREAM_NAMES.map((stream) => [stream, stream === 'customers' ? [commitFile(0), commitFile(1)] : [commitFile(0)]])));
     await expectEqual();
   });
 });

@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { STREAM_NAMES } from '../../src/config.js';
 import type { Manifest } from '../../src/export/index.js';
 import { startSimulator, type SimulatorHandle } from '../../src/simulator/index.js';
 import { runCli } from '../helpers/cli.js';
@@ -30,11 +31,22 @@ describe('once with export.url set (LOYALTY_EXPORT_URL)', () => {
       LOYALTY_EXPORT_DIR: join(dir, 'exports'),
       LOYALTY_EXPORT_URL: `s3://${bucket}/nightly`,
     };
+    const customer = (sim.truth('customers') as Array<{ merchant_id: string; blocked: boolean }>).find((c) => !c.blocked)!;
+    const queued = await runCli(['queue', 'add-points', '--customer', customer.merchant_id, '--points', '25', '--reason', 'published run'], { env });
+    expect(queued.code, queued.stderr).toBe(0);
+
+    // `once` syncs before it pushes: the export holds the program as it was before the credit.
+    const synced = Object.fromEntries(STREAM_NAMES.map((stream) => [stream, sim.truth(stream).length]));
+
     const result = await runCli(['once'], { env });
     expect(result.code, result.stderr).toBe(0);
+    // The queued credit reached the API, once.
+    expect(sim.ledger().map(({ kind, target, body }) => ({ kind, target, body }))).toEqual([
+      { kind: 'add_points', target: customer.merchant_id, body: expect.objectContaining({ points: 25 }) },
+    ]);
     const manifest = await getJson<Manifest>(client, bucket, 'nightly/manifests/latest.json');
     expect(result.stdout).toContain(`published to s3://${bucket}/nightly/manifests/${manifest.runId}.json`);
     const rows = Object.fromEntries(manifest.files.filter((file) => file.format === 'csv').map((file) => [file.table, file.rows]));
-    expect(rows).toEqual(Object.fromEntries(['customers', 'orders', 'activities', 'transactions', 'unsubscribes'].map((stream) => [stream, sim.truth(stream as 'customers').length])));
+    expect(rows).toEqual(synced);
   });
 });

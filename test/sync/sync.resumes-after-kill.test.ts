@@ -1,15 +1,17 @@
-import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, expect, it } from 'vitest';
 import { openDatabase } from '../../src/db/open.js';
 import { startSimulator, type SimulatorHandle } from '../../src/simulator/index.js';
-import { CLI_PATH } from '../helpers/cli.js';
-import { mirrorDiff, mirrorDiffAll } from '../helpers/sync.js';
+import { Rng } from '../../src/simulator/random.js';
+import { checkpointProblems, requestsByStream, resumeCost, resumeWork, type StreamCounts } from '../helpers/checkpoints.js';
+import { startCli } from '../helpers/process.js';
+import { mirrorDiffAll } from '../helpers/sync.js';
 import { tempDir } from '../helpers/tempDir.js';
 
-const KILLS = 20;
-const DAY = 24 * 3600 * 1000;
+const ROUNDS = 5;
+/** `api.pageSize`'s default: each list of the small program is two to six pages. */
+const PAGE_SIZE = 500;
 let sim: SimulatorHandle | undefined;
 afterAll(async () => {
   await sim?.close();
@@ -18,69 +20,93 @@ afterAll(async () => {
 interface Exit {
   code: number | null;
   signal: NodeJS.Signals | null;
-  stderr: string;
 }
 
-/** `loyalty-sync sync ARGS` in a child; SIGKILLed after `killAfterMs` unless it ended first. */
-function runSync(args: string[], env: Record<string, string>, killAfterMs?: number): Promise<Exit> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI_PATH, 'sync', ...args], { env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
-    let stderr = '';
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-    const timer = killAfterMs === undefined ? undefined : setTimeout(() => child.kill('SIGKILL'), killAfterMs);
-    child.on('error', reject);
-    child.on('close', (code, signal) => {
-      clearTimeout(timer);
-      resolve({ code, signal, stderr });
-    });
-  });
-}
-
-it(`a sync killed with SIGKILL at ${KILLS} random moments and resumed each time ends equal to the truth`, async () => {
-  // Latency makes one sync take about a second, so most kills land mid-run, some mid-transaction.
-  sim = await startSimulator({ seed: 13, size: 'small', pageOrder: 'newest-first', faults: { latencyMs: 25 } });
-  const dir = tempDir('loyalty-crash-');
-  const dbPath = join(dir, 'mirror.db');
-  const configPath = join(dir, 'config.json');
-  writeFileSync(configPath, JSON.stringify({ api: { requestsPerSecond: 1000, burst: 50, retry: { attempts: 5, minDelayMs: 1, maxDelayMs: 20, maxElapsedMs: 30000 } } }));
-  const env = { LOYALTY_BASE_URL: sim.url, LOYALTY_API_KEY: sim.keys.full, LOYALTY_DB: dbPath, LOYALTY_CONFIG: configPath, LOG_LEVEL: 'warn' };
-
-  // How long a whole run takes here (startup included), measured on a scratch mirror, so the kills spread over it.
-  const started = performance.now();
-  expect((await runSync([], { ...env, LOYALTY_DB: join(dir, 'scratch.db') })).code).toBe(0);
-  const runMs = performance.now() - started;
-
-  const history: string[] = [`a whole run takes ${Math.round(runMs)} ms`];
-  let killed = 0;
-  for (let i = 0; i < KILLS; i++) {
-    // Mostly re-reads of everything, so most moments fall inside a run; every fourth is incremental, after changes.
-    if (i % 4 === 3) sim.tick(1);
-    const args = i % 4 === 3 ? [] : ['--full'];
-    const delay = Math.round(runMs * (0.1 + 0.85 * Math.random()));
-    const exit = await runSync(args, env, delay);
-    history.push(`#${i} ${args.join(' ')} kill@${delay}ms → ${exit.signal ?? exit.code}`);
-    if (exit.signal === 'SIGKILL') killed += 1;
-    else expect(exit, history.join('\n')).toMatchObject({ code: 0 });
+/** `loyalty-sync sync` on `dbPath`; SIGKILLed once it has stored `killAfterPages` pages, unless it ended first. */
+async function runSync(env: Record<string, string>, dbPath: string, killAfterPages?: number): Promise<Exit> {
+  const run = startCli(['sync'], { ...env, LOYALTY_DB: dbPath, LOG_LEVEL: 'debug' });
+  if (killAfterPages !== undefined) {
+    const storedPages = (): number => run.lines.filter((line) => line.msg === 'page stored').length;
+    // The pages are logged as their group is stored, before its commit: many kills land inside a transaction.
+    const reached = await run.waitForLine(() => storedPages() >= killAfterPages).then(
+      () => true,
+      () => false,
+    );
+    if (reached) run.child.kill('SIGKILL');
   }
-  const last = await runSync(['--refresh'], env);
-  expect(last.code, `${history.join('\n')}\n${last.stderr}`).toBe(0);
+  return run.exited;
+}
 
+function withMirror<T>(dbPath: string, use: (db: ReturnType<typeof openDatabase>) => T): T {
   const db = openDatabase(dbPath);
-  expect(db.pragma('integrity_check', { simple: true })).toBe('ok');
-  expect(mirrorDiffAll(db, sim, ['customers', 'transactions', 'unsubscribes']), history.join('\n')).toEqual([]);
-  // Orders and activities change after creation; the refresh keeps those inside the 30-day lookback exact.
-  for (const table of ['orders', 'activities'] as const) {
-    const newest = Math.max(...(sim.truth(table) as Array<{ created_at: string }>).map((r) => Date.parse(r.created_at)));
-    expect(mirrorDiff(db, sim, table, (record) => Date.parse(String(record.created_at)) >= newest - 29 * DAY)).toEqual([]);
+  try {
+    return use(db);
+  } finally {
+    db.close();
   }
-  for (const table of ['customers', 'orders', 'activities', 'transactions', 'unsubscribes']) {
-    const { rows, ids } = db.prepare(`SELECT count(*) AS rows, count(DISTINCT id) AS ids FROM ${table}`).get() as { rows: number; ids: number };
-    expect(rows).toBe(ids);
+}
+
+const sum = (counts: StreamCounts): number => Object.values(counts).reduce((total, n) => total + n, 0);
+
+it(`a first sync killed with SIGKILL at seeded pages resumes from its checkpoints: each costs the pages left plus the overlap, and ends equal to the truth`, async () => {
+  // A page takes longer to answer than the storage thread's idle commit (20 ms), so each page's checkpoint
+  // commits before the next page comes: a kill leaves a cursor to go on from.
+  sim = await startSimulator({ seed: 13, size: 'small', faults: { latencyMs: 40 } });
+  const dir = tempDir('loyalty-crash-');
+  const configPath = join(dir, 'config.json');
+  writeFileSync(configPath, JSON.stringify({ api: { pageSize: PAGE_SIZE, requestsPerSecond: 1000, burst: 50, retry: { attempts: 5, minDelayMs: 1, maxDelayMs: 20, maxElapsedMs: 30000 } } }));
+  const env = { PATH: process.env.PATH ?? '', LOYALTY_BASE_URL: sim.url, LOYALTY_API_KEY: sim.keys.full, LOYALTY_CONFIG: configPath };
+  const random = new Rng(2613);
+
+  // What an incremental run re-reads of each list on a complete mirror (the overlap), measured on a scratch mirror;
+  // its first run, on an empty mirror, is the model's check that a stream never begun reads its whole list.
+  const scratch = join(dir, 'scratch.db');
+  const allToRead = withMirror(scratch, (db) => resumeWork(db, sim!, PAGE_SIZE));
+  let before = sim.stats();
+  expect(await runSync(env, scratch)).toMatchObject({ code: 0 });
+  const firstRun = requestsByStream(before, sim.stats());
+  before = sim.stats();
+  expect(await runSync(env, scratch)).toMatchObject({ code: 0 });
+  const overlap = requestsByStream(before, sim.stats());
+  expect(firstRun).toEqual(resumeCost(allToRead, overlap));
+
+  const history: string[] = [];
+  let kills = 0;
+  // Kills that left a stream in the middle of its first read, whose next run must go on from the cursor.
+  let resumePoints = 0;
+  for (let round = 0; round < ROUNDS; round++) {
+    const dbPath = join(dir, `mirror-${round}.db`);
+    // One or two kills per mirror: the second falls in a run that is itself a resume.
+    for (let killsLeft = random.int(1, 2); ; killsLeft--) {
+      const expected = withMirror(dbPath, (db) => resumeCost(resumeWork(db, sim!, PAGE_SIZE), overlap));
+      const killAfterPages = killsLeft > 0 ? random.int(1, sum(expected) - 1) : undefined;
+      before = sim.stats();
+      const exit = await runSync(env, dbPath, killAfterPages);
+      const cost = requestsByStream(before, sim.stats());
+      history.push(`round ${round}: expected ${JSON.stringify(expected)}, kill after ${killAfterPages ?? '-'} pages → ${exit.signal ?? exit.code}, cost ${JSON.stringify(cost)}`);
+      if (exit.signal === 'SIGKILL') {
+        kills += 1;
+        withMirror(dbPath, (db) => {
+          expect(db.pragma('integrity_check', { simple: true })).toBe('ok');
+          expect(checkpointProblems(db, sim!, PAGE_SIZE), history.join('\n')).toEqual([]);
+          const underWay = db.prepare('SELECT stream FROM sync_state WHERE pass_state IS NOT NULL AND last_success_at IS NULL').pluck().all();
+          history.push(`  left under way: ${underWay.join(', ') || 'none'}`);
+          if (underWay.length > 0) resumePoints += 1;
+        });
+        continue;
+      }
+      expect(exit.code, history.join('\n')).toBe(0);
+      // Only what the kill left unread, and the overlap: nothing stored before the checkpoint is read again.
+      expect(cost, history.join('\n')).toEqual(expected);
+      break;
+    }
+    withMirror(dbPath, (db) => {
+      expect(mirrorDiffAll(db, sim!), history.join('\n')).toEqual([]);
+      expect(db.prepare('SELECT count(*) FROM sync_state WHERE pass_state IS NOT NULL').pluck().get()).toBe(0);
+      expect(db.prepare("SELECT count(*) FROM sync_runs WHERE status = 'interrupted'").pluck().get()).toBeGreaterThan(0);
+    });
   }
-  expect(db.prepare('SELECT count(*) FROM sync_state WHERE pass_state IS NOT NULL').pluck().get()).toBe(0);
-  // Most kills must have hit a run in progress, or the test proves little.
-  expect(killed, history.join('\n')).toBeGreaterThanOrEqual(KILLS / 2);
-  const interrupted = db.prepare("SELECT count(*) FROM sync_runs WHERE status = 'interrupted'").pluck().get() as number;
-  expect(interrupted).toBeGreaterThan(0);
-  db.close();
+  expect(kills, history.join('\n')).toBeGreaterThanOrEqual(ROUNDS);
+  // A kill right after a list's first page is stored, before its commit, leaves that list untouched; most land later.
+  expect(resumePoints, history.join('\n')).toBeGreaterThanOrEqual(2);
 });
