@@ -19,8 +19,9 @@ Runs sync, then push, then export, printing one line per step. With --verify, a 
 When the sync finds the API unreachable at all (connection refused, no such host, TLS refused), or the API
 refuses the credential (401, or 403 before any stream succeeded), the verify and the push are skipped and the export
 still runs from the mirror. Without LOYALTY_API_KEY nothing runs: exit 2.
-Exit 0 only if every step succeeded, 1 if any failed or was skipped (or another loyalty-sync holds the
-mirror), 2 for bad usage or config. Meant for cron-style container jobs (Kubernetes CronJob, ECS tasks).
+Exit 0 only if every step succeeded, 1 if any failed or was skipped (a push fails when a job went dead
+in it, and its line names each: id, kind and the API's answer) or another loyalty-sync holds the
+mirror, 2 for bad usage or config. Meant for cron-style container jobs (Kubernetes CronJob, ECS tasks).
 
   --export-daily        export only when no full export has succeeded yet today (in schedule.timezone),
                         so a CronJob can sync and push every 15 minutes and export once a day; a day

@@ -70,7 +70,9 @@ export async function runJob(job: JobName, deps: WorkerDeps, signal?: AbortSigna
         const report = await pushDueJobs({ ...deps, logger, signal });
         deps.facts?.queueCounted(...queueFacts(deps.db));
         const unreachable = report.unreachable === null ? '' : `; stopped: the API at ${deps.config.api.baseUrl} could not be reached (${report.unreachable})`;
-        return { job, ok: report.unreachable === null, ...(report.unreachable === null ? {} : { stopsRun: UNREACHABLE }), summary: `${summarizePush(report)}${unreachable}` };
+        // A job that went dead is a write that will not happen without a person: the run failed.
+        const ok = report.unreachable === null && report.deadJobs.length === 0;
+        return { job, ok, ...(report.unreachable === null ? {} : { stopsRun: UNREACHABLE }), summary: `${summarizePush(report)}${unreachable}` };
       }
       case 'verify': {
         // Sampled and read-only: a scheduled verify reports, an operator decides on --repair.

@@ -66,7 +66,7 @@ describe('status --check', () => {
     const queued = await runCli(['queue', 'add-points', '--customer', 'no-such-customer', '--points', '5', '--reason', 'health check test'], { env });
     expect(queued.code, queued.stderr).toBe(0);
     const pushed = await runCli(['push'], { env });
-    expect(pushed.code, pushed.stderr).toBe(0);
+    expect(pushed.code, pushed.stderr).toBe(1);
     const { code, lines } = await check();
     expect(code).toBe(1);
     expect(lines).toHaveLength(1);
