@@ -42,7 +42,7 @@ export async function withWorker<T>(ctx: CommandContext, options: WorkerOptions,
     // Counted once at start; each job keeps its own tables' figures current from then on. The last
     // successes come first: before the lock, so a run that fails or waits still reports them.
     if (facts) {
-      facts.lastSuccessesRead(lastSuccessFacts(db, config.sync.streams));
+      facts.lastSuccessesRead(lastSuccessFacts(db, config));
       facts.deepRefreshRead(deepRefreshFacts(db, config.sync.streams));
       const verified = lastVerifyFact(db);
       if (verified !== null) facts.verifyFinished(verified);
