@@ -21,8 +21,9 @@ SIGTERM or SIGINT: stop scheduling, let the work in flight commit (runtime.shutd
 close the mirror and exit 0; a second signal exits at once.
 
   --metrics-listen HOST:PORT  serve ${METRICS_PATH} (Prometheus), ${LIVENESS_PATH} (503 when the scheduler
-                              stopped or the writer lock's lease was not renewed in time) and ${READINESS_PATH}
-                              (200 once the mirror is open); default runtime.metricsListen or
+                              stopped, the writer lock's lease was not renewed in time, or another process
+                              holds the lock, naming it) and ${READINESS_PATH} (200 once the mirror is open and
+                              this process holds the writer lock); default runtime.metricsListen or
                               LOYALTY_METRICS_LISTEN; off when empty. A bad or taken address exits 2.
 `;
 

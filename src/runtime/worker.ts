@@ -59,6 +59,7 @@ export async function withWorker<T>(ctx: CommandContext, options: WorkerOptions,
       wait: options.waitForLock,
       signal: shutdown.signal,
       onRenewed: (at) => health?.lockRenewed(at, leaseMs),
+      onBusy: (holder) => health?.lockBusy(holder),
     });
     if (health) lock.lost.addEventListener('abort', () => health.lockLost(), { once: true });
     try {
