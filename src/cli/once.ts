@@ -71,7 +71,7 @@ export async function onceCommand(argv: string[], ctx: CommandContext): Promise<
   let programId = UNKNOWN_PROGRAM;
   let ok = false;
   try {
-    const outcomes = await withWorker(ctx, { command: 'once', createsMirror: true, waitForLock: false, facts: metrics?.facts }, async (deps, signal) => {
+    const outcomes = await withWorker(ctx, { command: 'once', createsMirror: true, waitForLock: false, facts: metrics?.facts }, async (deps, signal, deadline) => {
       const results: JobOutcome[] = [];
       for (const step of steps) {
         if (signal.aborted) break;
@@ -83,7 +83,7 @@ export async function onceCommand(argv: string[], ctx: CommandContext): Promise<
           results.push(outcome);
           continue;
         }
-        const outcome = (step === 'export' && values['export-daily'] ? exportNotDue(deps, new Date()) : null) ?? (await runJob(step, deps, signal, { acceptRemovals: values['accept-removals'] === true }));
+        const outcome = (step === 'export' && values['export-daily'] ? exportNotDue(deps, new Date()) : null) ?? (await runJob(step, deps, signal, { acceptRemovals: values['accept-removals'] === true, exportSignal: deadline }));
         ctx.stdout.write(`${outcome.ok ? 'ok  ' : 'FAIL'} ${outcome.summary}\n`);
         results.push(outcome);
       }

@@ -28,10 +28,15 @@ export interface WorkerOptions {
 
 /**
  * Opens the mirror and the client, takes the writer lock, and installs the graceful shutdown;
- * `work` gets a signal that aborts on SIGTERM/SIGINT or when the lock is lost. Everything is
- * closed again however `work` ends.
+ * `work` gets a signal that aborts on SIGTERM/SIGINT or when the lock is lost, and `deadline`, which
+ * aborts only when the shutdown deadline passes after such a signal (or the lock is lost), for work
+ * that finishes what it started rather than stop half-way. Everything is closed again however `work` ends.
  */
-export async function withWorker<T>(ctx: CommandContext, options: WorkerOptions, work: (deps: WorkerDeps, signal: AbortSignal) => Promise<T>): Promise<T> {
+export async function withWorker<T>(
+  ctx: CommandContext,
+  options: WorkerOptions,
+  work: (deps: WorkerDeps, signal: AbortSignal, deadline: AbortSignal) => Promise<T>,
+): Promise<T> {
   const { config, logger } = ctx;
   const shutdown = installShutdown(logger, config.runtime.shutdownDeadlineSeconds * 1000);
   const { facts, health } = options;
@@ -63,7 +68,7 @@ export async function withWorker<T>(ctx: CommandContext, options: WorkerOptions,
     });
     if (health) lock.lost.addEventListener('abort', () => health.lockLost(), { once: true });
     try {
-      return await work({ db, client, config, logger, facts }, AbortSignal.any([shutdown.signal, lock.lost]));
+      return await work({ db, client, config, logger, facts }, AbortSignal.any([shutdown.signal, lock.lost]), AbortSignal.any([shutdown.deadline, lock.lost]));
     } finally {
       lock.release();
     }
