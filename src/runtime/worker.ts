@@ -4,9 +4,11 @@ import { STREAM_NAMES } from '../config.js';
 import { openDatabase } from '../db/open.js';
 import type { OpsFacts } from '../metrics/facts.js';
 import type { Health } from '../metrics/health.js';
+import { countDrift } from '../drift/index.js';
 import { countMirrorRows } from '../sync/mirrorRows.js';
 import type { WorkerDeps } from './jobs.js';
 import { deepRefreshFacts } from './deepRefreshFacts.js';
+import { lastPublicationFailure } from './lastPublicationFailure.js';
 import { lastSuccessFacts } from './lastSuccessFacts.js';
 import { acquireLock } from './lock.js';
 import { queueFacts } from './queueFacts.js';
@@ -53,6 +55,8 @@ export async function withWorker<T>(
       if (verified !== null) facts.verifyFinished(verified);
       for (const table of STREAM_NAMES) facts.mirrorRows(table, countMirrorRows(db, table));
       facts.queueCounted(...queueFacts(db));
+      facts.lastPublicationFailureRead(lastPublicationFailure(db, config));
+      for (const stream of config.sync.streams) facts.schemaDriftCounted(stream, countDrift(db, stream));
     }
     const leaseMs = config.runtime.lockLeaseSeconds * 1000;
     const lock = await acquireLock({
