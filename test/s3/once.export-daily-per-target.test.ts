@@ -1,10 +1,12 @@
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/db/open.js';
 import type { Manifest } from '../../src/export/index.js';
 import { startSimulator, type SimulatorHandle } from '../../src/simulator/index.js';
+import { alertsFiring } from '../helpers/alerts.js';
 import { runCli } from '../helpers/cli.js';
+import { parseSamples, sumOf } from '../helpers/exposition.js';
 import { tempDir } from '../helpers/tempDir.js';
 import { awsEnv, getJson, listKeys, newBucket, storeClient } from './helpers.js';
 
@@ -35,8 +37,14 @@ describe('once --export-daily is due per target and per format set', () => {
     const adhoc = await runCli(['export', '--to', `s3://${bucket}/adhoc`], { env });
     expect(adhoc.code, adhoc.stderr).toBe(0);
 
-    const first = await runCli(['once', '--export-daily'], { env: daily });
+    const metricsFile = join(dir, 'loyalty_sync.prom');
+    const first = await runCli(['once', '--export-daily', '--metrics-file', metricsFile], { env: daily });
     expect(first.code, first.stderr).toBe(0);
+    // The publication is counted, and with the export it made current, nothing pages.
+    const samples = parseSamples(readFileSync(metricsFile, 'utf8'));
+    expect(sumOf(samples, 'loyalty_export_publications_total', { outcome: 'completed' })).toBe(1);
+    expect(sumOf(samples, 'loyalty_export_publications_total', { outcome: 'failed' })).toBe(0);
+    expect(await alertsFiring(samples, new Date(), 10 * 60)).toEqual([]);
     expect(exportLine(first.stdout)).toMatch(new RegExp(`^ok {3}export: \\d+ files, .*published to s3://${bucket}/daily/manifests/`));
     const published = await getJson<Manifest>(client, bucket, 'daily/manifests/latest.json');
     expect(published.complete).toBe(true);
