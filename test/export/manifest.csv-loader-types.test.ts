@@ -10,6 +10,8 @@ import { duckdb, exportConfig, fillMirror, query, silentLogger, tempDir } from '
 const HUGE_TOTAL = '12345678901234567.125';
 /** A valid ISO 8601 time the mirror reads (lower-case t and z) that DuckDB's timestamp parser refuses. */
 const ODD_TIME = '2026-03-01t10:00:00z';
+/** Another form both loaders read: a space, a fraction and an offset. */
+const OFFSET_TIME = '2026-03-01 12:00:00.5+02:00';
 
 describe("a CSV file's loader types in the manifest", () => {
   const dir = tempDir();
@@ -22,7 +24,7 @@ describe("a CSV file's loader types in the manifest", () => {
     db = await fillMirror(config.db.path, 12, 'tiny');
     // One order whose total fits no DECIMAL(18,2), one customer whose updated_at DuckDB cannot read as written.
     db.prepare(`UPDATE orders SET total = ? WHERE id = (SELECT min(id) FROM orders)`).run(HUGE_TOTAL);
-    db.prepare(`UPDATE customers SET updated_at = ? WHERE id = (SELECT min(id) FROM customers)`).run(ODD_TIME);
+    db.prepare(`UPDATE customers SET updated_at = ?, created_at = ? WHERE id = (SELECT min(id) FROM customers)`).run(ODD_TIME, OFFSET_TIME);
     const report = await runExport({ db, config, logger: silentLogger, formats: ['csv'] });
     manifest = JSON.parse(readFileSync(report.manifestPath, 'utf8')) as Manifest;
     duck = await duckdb();
@@ -86,6 +88,20 @@ describe("a CSV file's loader types in the manifest", () => {
     expect(csvOf('customers').bigquerySchema?.find((field) => field.name === 'created_at')?.type).toBe('TIMESTAMP');
     const rows = db.prepare('SELECT id, updated_at, iso_micros(created_at) AS created_us FROM customers ORDER BY id').all() as Array<{ id: number; updated_at: string; created_us: number }>;
     expect(rows[0].updated_at).toBe(ODD_TIME);
+    expect(rows[0].created_us).toBe(Date.parse('2026-03-01T10:00:00.500Z') * 1000);
     expect(times.rows).toEqual(rows.map((row) => ({ id: String(row.id), updated_at: row.updated_at, created_us: String(row.created_us) })));
+  });
+
+  it("the README's DuckDB example reads a CSV file with exactly those types", async () => {
+    const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+    const example = /-- DuckDB: a CSV file that latest.json lists[^\n]*\n([\s\S]*?)(?:\n--|\n```)/.exec(readme)?.[1];
+    expect(example).toBeDefined();
+    const statements = example!.replaceAll(`'exports/`, `'${config.export.dir}/`).split(/;\s*\n/).map((text) => text.trim()).filter((text) => text !== '');
+    expect(statements).toHaveLength(2);
+    await duck.connection.run(statements[0]);
+    const described = await query(duck.connection, `DESCRIBE ${statements[1].replace(/;$/, '')}`);
+    const expected = Object.entries(csvOf('transactions').duckdbTypes ?? {}).map(([name, type]) => [name, type.replace('TIMESTAMPTZ', 'TIMESTAMP WITH TIME ZONE')]);
+    expect(described.map((row) => [row.column_name, row.column_type])).toEqual(expected);
+    expect(expected).toContainEqual(['customer_merchant_id', 'VARCHAR']);
   });
 });
