@@ -7,7 +7,7 @@ import { EXIT_FAILED, EXIT_OK, UsageError } from './errors.js';
 import { metricsFileProblem, writeMetricsFile } from '../metrics/metricsFile.js';
 import { gatewayForDisplay, pushToGateway } from '../metrics/pushgateway.js';
 import { createMetrics, knownLabelValues, type Metrics } from '../metrics/registry.js';
-import { lastFullExport, sameCalendarDay } from '../export/lastFullExport.js';
+import { configuredPlace, describePlace, lastFullExport, sameCalendarDay } from '../export/lastFullExport.js';
 import { runJob, type JobName, type JobOutcome, type WorkerDeps } from '../runtime/jobs.js';
 import { withWorker } from '../runtime/worker.js';
 
@@ -19,12 +19,16 @@ Runs sync, then push, then export, printing one line per step. With --verify, a 
 When the sync finds the API unreachable at all (connection refused, no such host, TLS refused), or the API
 refuses the credential (401, or 403 before any stream succeeded), the verify and the push are skipped and the export
 still runs from the mirror. Without LOYALTY_API_KEY nothing runs: exit 2.
-Exit 0 only if every step succeeded, 1 if any failed or was skipped (or another loyalty-sync holds the
-mirror), 2 for bad usage or config. Meant for cron-style container jobs (Kubernetes CronJob, ECS tasks).
+Exit 0 only if every step succeeded, 1 if any failed or was skipped (a push fails when a job went dead
+in it, and its line names each: id, kind and the API's answer) or another loyalty-sync holds the
+mirror, 2 for bad usage or config. Meant for cron-style container jobs (Kubernetes CronJob, ECS tasks).
 
-  --export-daily        export only when no full export has succeeded yet today (in schedule.timezone),
-                        so a CronJob can sync and push every 15 minutes and export once a day; a day
-                        whose export failed tries again on the next run.
+  --export-daily        export only when no full export of the configured formats (export.formats) has
+                        reached the configured place yet today (in schedule.timezone): export.url's
+                        bucket and prefix when set, else the export folder. Exports to other places
+                        (export --to elsewhere) or of fewer formats or tables do not count. So a
+                        CronJob can sync and push every 15 minutes and export once a day; a day whose
+                        export failed tries again on the next run.
   --accept-removals     confirm a mass removal from the unsubscribe list, as sync --accept-removals does
   --metrics-file PATH   at the end, also after a failure, write this run's metrics (the families of
                         run --metrics-listen) to PATH for node_exporter's textfile collector; written
@@ -67,7 +71,7 @@ export async function onceCommand(argv: string[], ctx: CommandContext): Promise<
   let programId = UNKNOWN_PROGRAM;
   let ok = false;
   try {
-    const outcomes = await withWorker(ctx, { command: 'once', createsMirror: true, waitForLock: false, facts: metrics?.facts }, async (deps, signal) => {
+    const outcomes = await withWorker(ctx, { command: 'once', createsMirror: true, waitForLock: false, facts: metrics?.facts }, async (deps, signal, deadline) => {
       const results: JobOutcome[] = [];
       for (const step of steps) {
         if (signal.aborted) break;
@@ -79,7 +83,7 @@ export async function onceCommand(argv: string[], ctx: CommandContext): Promise<
           results.push(outcome);
           continue;
         }
-        const outcome = (step === 'export' && values['export-daily'] ? exportNotDue(deps, new Date()) : null) ?? (await runJob(step, deps, signal, { acceptRemovals: values['accept-removals'] === true }));
+        const outcome = (step === 'export' && values['export-daily'] ? exportNotDue(deps, new Date()) : null) ?? (await runJob(step, deps, signal, { acceptRemovals: values['accept-removals'] === true, exportSignal: deadline }));
         ctx.stdout.write(`${outcome.ok ? 'ok  ' : 'FAIL'} ${outcome.summary}\n`);
         results.push(outcome);
       }
@@ -95,15 +99,16 @@ export async function onceCommand(argv: string[], ctx: CommandContext): Promise<
 }
 
 /**
- * With --export-daily: the outcome of a skipped export when today's full export has already succeeded,
- * else null (the export is due). The skip still reports that export's time, so the metrics of this run
- * say how old the newest export is.
+ * With --export-daily: the outcome of a skipped export when today's full export of the configured formats
+ * has already reached the configured place, else null (the export is due). The skip still reports that
+ * export's time, so the metrics of this run say how old the newest export is.
  */
 function exportNotDue(deps: WorkerDeps, now: Date): JobOutcome | null {
-  const last = lastFullExport(deps.db, deps.config.export.formats);
+  const place = configuredPlace(deps.config);
+  const last = lastFullExport(deps.db, deps.config.export.formats, place);
   if (last === null || !sameCalendarDay(new Date(last.finishedAt), now, deps.config.schedule.timezone)) return null;
   deps.facts?.exportSucceeded({ finishedAt: new Date(last.finishedAt), files: [] });
-  return { job: 'export', ok: true, summary: `export: not due (--export-daily): today's full export ${last.runId} finished at ${last.finishedAt}` };
+  return { job: 'export', ok: true, summary: `export: not due (--export-daily): today's full export ${last.runId} to ${describePlace(place)} finished at ${last.finishedAt}` };
 }
 
 /** Writes and pushes the run's metrics; false only when the metrics file could not be written. */

@@ -26,9 +26,10 @@ function pushUsage(): string {
     '',
     'SIGTERM or SIGINT: stop claiming jobs; jobs in flight finish and are recorded; a second signal kills.',
     '',
-    'Exit codes: 0 the push ran (dead and unknown jobs are outcomes of jobs, reported in the line above);',
-    '1 the push itself failed (the API refused the credential or could not be reached at all, the database',
-    'failed, or another loyalty-sync holds the mirror); 2 bad usage. An API that cannot be reached at all',
+    'Exit codes: 0 the push ran and no job went dead in it (unknown jobs wait for proof, retried ones for',
+    'the next push); 1 a job went dead in this push (the line above names each: id, kind and the API\'s',
+    'answer), or the push itself failed (the API refused the credential or could not be reached at all, the',
+    'database failed, or another loyalty-sync holds the mirror); 2 bad usage. An API that cannot be reached at all',
     '(connection refused, no such host, TLS refused) stops the push at once: the jobs stay queued, with no',
     'attempt counted.',
     '',
@@ -47,6 +48,11 @@ export async function pushCommand(argv: string[], ctx: CommandContext): Promise<
   ctx.stdout.write(`${summarizePush(report)}\n`);
   if (report.unreachable !== null) {
     ctx.stderr.write(`loyalty-sync: the API at ${ctx.config.api.baseUrl} could not be reached (${report.unreachable}); the remaining jobs stay queued for the next push.\n`);
+    return 1;
+  }
+  if (report.deadJobs.length > 0) {
+    const count = report.deadJobs.length === 1 ? '1 job' : `${report.deadJobs.length} jobs`;
+    ctx.stderr.write(`loyalty-sync: ${count} went dead in this push (named above); fix the cause and "loyalty-sync queue retry ID", or "loyalty-sync queue cancel ID".\n`);
     return 1;
   }
   return 0;

@@ -8,6 +8,7 @@ import { LIVENESS_PATH, ListenError, METRICS_PATH, READINESS_PATH, startMetricsS
 import { LockLostError } from '../runtime/lock.js';
 import { runJob } from '../runtime/jobs.js';
 import { startScheduler } from '../runtime/scheduler.js';
+import { ShutdownDeadlineError } from '../runtime/shutdown.js';
 import { withWorker } from '../runtime/worker.js';
 
 const HELP = `Usage: loyalty-sync run [--config FILE] [--metrics-listen HOST:PORT]
@@ -17,12 +18,15 @@ schedule.push, schedule.export, schedule.verify; cron expressions, 5 or 6 fields
 The scheduled verify is sampled (verify.requests requests) and read-only; it logs what it found,
 and the loyalty_verify_* metrics show it (LoyaltyVerifyDefects alerts on a defect).
 A job never overlaps itself. If another loyalty-sync holds the mirror, waits for it.
-SIGTERM or SIGINT: stop scheduling, let the work in flight commit (runtime.shutdownDeadlineSeconds),
-close the mirror and exit 0; a second signal exits at once.
+SIGTERM or SIGINT: stop scheduling, let the work in flight commit (a sync its page, a push its jobs, an
+export its whole run) within runtime.shutdownDeadlineSeconds, close the mirror and exit 0; past the
+deadline the work is aborted (an export removes its temporary files) and the exit code is 1; a second
+signal exits at once.
 
   --metrics-listen HOST:PORT  serve ${METRICS_PATH} (Prometheus), ${LIVENESS_PATH} (503 when the scheduler
-                              stopped or the writer lock's lease was not renewed in time) and ${READINESS_PATH}
-                              (200 once the mirror is open); default runtime.metricsListen or
+                              stopped, the writer lock's lease was not renewed in time, or another process
+                              holds the lock, naming it) and ${READINESS_PATH} (200 once the mirror is open and
+                              this process holds the writer lock); default runtime.metricsListen or
                               LOYALTY_METRICS_LISTEN; off when empty. A bad or taken address exits 2.
 `;
 
@@ -48,14 +52,14 @@ export async function runCommand(argv: string[], ctx: CommandContext): Promise<n
   }
   const health = served?.health;
   try {
-    const stopReason = await withWorker(ctx, { command: 'run', createsMirror: true, waitForLock: true, facts: served?.metrics.facts, health }, async (deps, signal) => {
-      const scheduler = startScheduler({ schedule: ctx.config.schedule, logger: ctx.logger, run: (job) => runJob(job, deps, signal), health });
+    const stopReason = await withWorker(ctx, { command: 'run', createsMirror: true, waitForLock: true, facts: served?.metrics.facts, health }, async (deps, signal, deadline) => {
+      const scheduler = startScheduler({ schedule: ctx.config.schedule, logger: ctx.logger, run: (job) => runJob(job, deps, signal, { exportSignal: deadline }), health });
       await new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
       await scheduler.stop();
-      return signal.reason as unknown;
+      return (deadline.aborted ? deadline.reason : signal.reason) as unknown;
     });
-    // Losing the lock is not a requested stop: a supervisor should see it and restart the process.
-    if (stopReason instanceof LockLostError) {
+    // Losing the lock is not a requested stop, nor is work aborted at the deadline a clean one: a supervisor should see it.
+    if (stopReason instanceof LockLostError || stopReason instanceof ShutdownDeadlineError) {
       ctx.stderr.write(`loyalty-sync: ${stopReason.message}\n`);
       return EXIT_FAILED;
     }

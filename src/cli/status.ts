@@ -33,10 +33,13 @@ With --check, it checks instead, for probes and cron alerts: one line per findin
   a configured stream's last successful sync is older than health.maxSyncAgeMinutes (default 60),
   a write job is dead,
   a job has been unknown for longer than health.maxUnknownAgeHours (default 24),
-  the last export is older than health.maxExportAgeHours (default 26), once exports have run,
+  or the export the config asks for is due: the last full export of export.formats to export.url's bucket
+  (else the export folder) is older than health.maxExportAgeHours (default 26); or there is none there
+  yet and runs there all failed, or, where exports are configured (export.url set, or this mirror has
+  exported before), the mirror first synced longer ago than that;
   or no deep refresh of orders or activities has completed for twice sync.deepRefreshIntervalHours
   (default 24, so 48 hours; or one has been under way that long without any ever completing);
-otherwise one line and exit 0.
+otherwise one line and exit 0 (saying "no export yet" when there is none and none is due).
 
 Options:
   --json   print the same as one JSON object (with --check: the findings as a JSON list)
@@ -134,9 +137,9 @@ export async function statusCommand(argv: string[], ctx: CommandContext): Promis
   const db = readMirror(ctx);
   try {
     if (values.check) {
-      const findings = checkHealth(db, ctx.config);
+      const { findings, exports } = checkHealth(db, ctx.config);
       if (values.json) ctx.stdout.write(`${JSON.stringify(findings, null, 2)}\n`);
-      else ctx.stdout.write(findings.length === 0 ? 'healthy: streams synced, no dead or long-unknown jobs, exports current, deep refreshes on time\n' : `${findings.map((finding) => finding.message).join('\n')}\n`);
+      else ctx.stdout.write(findings.length === 0 ? `healthy: streams synced, no dead or long-unknown jobs, ${exports}, deep refreshes on time\n` : `${findings.map((finding) => finding.message).join('\n')}\n`);
       return findings.length === 0 ? EXIT_OK : EXIT_FAILED;
     }
     const status = collectStatus(db, ctx.config);

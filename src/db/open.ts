@@ -1,6 +1,7 @@
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, statSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { dirname, join } from 'node:path';
 import Database from 'better-sqlite3';
+import { ConfigError } from '../config.js';
 import { isoToMicros } from '../isoTimestamp.js';
 import { listMigrations, migrate } from './migrate.js';
 import { sameJson } from './sameJson.js';
@@ -49,6 +50,10 @@ export function mirrorError(path: string, error: unknown): Error {
  */
 export function openDatabase(path: string, options: OpenOptions = {}): Db {
   const mustExist = options.readonly === true || options.mustExist === true;
+  if (path !== ':memory:' && isFolder(path)) {
+    // SQLite would only say "disk I/O error"; the setting is what is wrong, whatever the command.
+    throw new ConfigError(`Config key "db.path" (or LOYALTY_DB) is "${path}", which is a folder, not a file; expected the path of the mirror file, such as ${join(path, 'mirror.db')}.`);
+  }
   if (path !== ':memory:' && mustExist && !existsSync(path)) throw new MirrorMissingError(path);
   try {
     if (!mustExist && path !== ':memory:') {
@@ -59,6 +64,10 @@ export function openDatabase(path: string, options: OpenOptions = {}): Db {
   } catch (error) {
     throw mirrorError(path, error);
   }
+}
+
+function isFolder(path: string): boolean {
+  return statSync(path, { throwIfNoEntry: false })?.isDirectory() === true;
 }
 
 /**

@@ -1,5 +1,6 @@
+export { countDrift } from './countDrift.js';
 export { createDriftDetector, type DriftDetector } from './detectDrift.js';
 export { listDrift } from './listDrift.js';
 export { recordDrift } from './recordDrift.js';
-export type { DriftEntry, DriftFinding, DriftKind } from './types.js';
+export { DRIFT_KINDS, type DriftEntry, type DriftFinding, type DriftKind } from './types.js';
 export { warnMistyped, warnNewDrift } from './warnNewDrift.js';

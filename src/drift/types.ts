@@ -6,7 +6,8 @@ import type { StreamName } from '../config.js';
  * - type: a value that does not parse as its field's type (money, timestamp, integer, boolean), stored as
  *   NULL in its typed column and kept in `raw`.
  */
-export type DriftKind = 'field' | 'enum_value' | 'type';
+export const DRIFT_KINDS = ['field', 'enum_value', 'type'] as const;
+export type DriftKind = (typeof DRIFT_KINDS)[number];
 
 /** What one batch of records showed: one finding per field path, or per unlisted enum value. */
 export interface DriftFinding {

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { STREAM_NAMES, type SnapshotFormat } from '../config.js';
 import type { DriftEntry } from '../drift/index.js';
 import type { ColumnType } from '../streams/index.js';
+import type { BigQueryField } from './csvLoaderTypes.js';
 import { DIR_MODE, FILE_MODE } from './fileSink.js';
 import type { InvalidValue } from './invalidValues.js';
 import { MANIFEST_DIR, pointerOf, tmpPathFor } from './layout.js';
@@ -35,6 +36,10 @@ export interface ManifestFile {
   invalidValues?: Record<string, number>;
   /** With invalidValues: per column, the first of them (in row order) and its row's id, to find it in the mirror. */
   firstInvalidValues?: Record<string, InvalidValue>;
+  /** CSV only: column → DuckDB type, in file order: read_csv's `types`, so a loader guesses nothing (csvLoaderTypes.ts). */
+  duckdbTypes?: Record<string, string>;
+  /** CSV only: the file's BigQuery schema, as `bq load` takes it from a schema file. */
+  bigquerySchema?: BigQueryField[];
 }
 
 export interface Manifest {

@@ -50,3 +50,19 @@ export function lastPublication(db: Db): LastPublication | null {
   if (row === undefined) return null;
   return row.status === 'running' && !isRunLive(db, row.runId) ? { ...row, status: 'interrupted' } : row;
 }
+
+/** Whether the run's publication completed (its manifest and pointer are in the bucket). */
+export function publicationCompleted(db: Db, runId: string): boolean {
+  return db.prepare(`SELECT 1 FROM export_publications WHERE run_id = ? AND status = 'completed'`).get(runId) !== undefined;
+}
+
+/** When the newest publication to `target` failed (or its run failed or was interrupted under it); null when none did. */
+export function lastFailedPublication(db: Db, target: string): string | null {
+  return db
+    .prepare(
+      `SELECT max(coalesce(p.finished_at, r.finished_at)) FROM export_publications p JOIN export_runs r ON r.run_id = p.run_id
+       WHERE p.target = ? AND (p.status = 'failed' OR (p.status = 'running' AND r.status IN ('failed', 'interrupted')))`,
+    )
+    .pluck()
+    .get(target) as string | null;
+}

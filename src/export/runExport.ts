@@ -13,7 +13,7 @@ import { warnInvalidValues } from './invalidValues.js';
 import { isProcessAlive, removeLeftovers } from './leftovers.js';
 import { isCompleteRun, MANIFEST_VERSION, writeManifest, type Manifest, type ManifestDeltaTable, type ManifestFile } from './manifest.js';
 import type { BucketPublisher } from './bucket/publisher.js';
-import { completePublication, failPublication, startPublication } from './publications.js';
+import { completePublication, failPublication, publicationCompleted, startPublication } from './publications.js';
 import { applyRetention } from './retention.js';
 import { dropExpiredRunLocks, holdRunLock, isRunLive } from './runLock.js';
 import { EXPORT_TABLES, tableSchema, type ExportTable } from './schema.js';
@@ -23,6 +23,7 @@ import { writeTableFile, type PendingFile } from './writeTableFile.js';
 import { DiskDeltaStore } from './delta/diskStore.js';
 import { DELTA_DIR, exportDeltaTables, holdDeltaLock, type DeltaPlace } from './delta/exportDelta.js';
 import type { HeldLock } from '../runtime/lock.js';
+import type { OpsFacts } from '../metrics/facts.js';
 
 export interface ExportOptions {
   /** The mirror (read-write: the run is recorded in export_runs). The snapshot is read on a second, read-only connection. */
@@ -40,6 +41,8 @@ export interface ExportOptions {
   /** The run's clock (run id and partition date); default now. */
   now?: Date;
   signal?: AbortSignal;
+  /** Told how a publication to a bucket target ended; none by default. */
+  facts?: Pick<OpsFacts, 'publicationEnded'>;
 }
 
 export interface ExportReport {
@@ -66,9 +69,23 @@ export interface ExportReport {
  * it is published, so a failed publication is shipped again by the next `--since-last`.
  */
 export async function runExport(options: ExportOptions): Promise<ExportReport> {
-  const { db, config } = options;
   const now = options.now ?? new Date();
   const runId = newRunId(now);
+  const publishes = options.target !== undefined || options.config.export.url !== '';
+  try {
+    const report = await writeRun({ ...options, now }, runId);
+    if (report.publication !== null) options.facts?.publicationEnded('completed', new Date());
+    return report;
+  } catch (error) {
+    // Whatever stopped the run, before or after its first upload, the bucket did not get it.
+    if (publishes && !publicationCompleted(options.db, runId)) options.facts?.publicationEnded('failed', new Date());
+    throw error;
+  }
+}
+
+/** The export folder, the run's lock, then the run itself. */
+async function writeRun(options: ExportOptions & { now: Date }, runId: string): Promise<ExportReport> {
+  const { db, config, now } = options;
   const logger = options.logger.child({ runId });
   const root = resolve(config.export.dir);
   if (db.memory || db.name === '') throw new Error('Export needs the mirror in a file, since the snapshot is read on a second connection.');
@@ -80,7 +97,7 @@ export async function runExport(options: ExportOptions): Promise<ExportReport> {
   // Before the run writes anything: its lock is what tells a later export that its files are not leftovers.
   const runLock = await holdRunLock(db, runId, config.runtime.lockLeaseSeconds * 1000, logger);
   try {
-    return await exportRun({ ...options, now }, { runId, logger, root, folder });
+    return await exportRun(options, { runId, logger, root, folder });
   } finally {
     runLock.release();
   }

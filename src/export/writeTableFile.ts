@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import type { Config, SnapshotFormat } from '../config.js';
 import { parquetCreatedBy } from '../version.js';
 import { parquetColumns } from './arrowColumns.js';
+import { loaderTypesOf, readableTimestampColumns, type CsvLoaderTypes } from './csvLoaderTypes.js';
 import { csvLineSql, writeCsv } from './csvWriter.js';
 import { fitsMoneyDecimal } from './decimal.js';
 import { FileSink, type ByteSink } from './fileSink.js';
@@ -60,10 +61,16 @@ export async function writeTableFile(snapshot: Snapshot, schema: TableSchema, fo
     let count: number;
     let columns: ManifestColumn[];
     let invalid: Record<string, InvalidValues> = {};
+    let loaderTypes: CsvLoaderTypes | undefined;
     if (format === 'csv') {
       const line = csvLineSql(schema.columns, { formulaGuard: context.config.export.csvFormulaGuard });
       count = await writeCsv(snapshot.csvBatches(schema.table, context.since, line, CSV_BATCH_ROWS), schema.columns, sink, context.signal);
       columns = schema.columns.map(({ name, type }) => ({ name, type }));
+      const timestamps = schema.columns.filter((column) => column.type === 'timestamp').map((column) => column.name);
+      loaderTypes = loaderTypesOf(schema.columns, {
+        moneyFits: (column) => moneyFits(snapshot, schema.table, column, context.since),
+        readableTimestamps: readableTimestampColumns(snapshot, schema.table, timestamps, context.since),
+      });
     } else {
       const plan = parquetColumns(schema.columns, (column) => moneyFits(snapshot, schema.table, column, context.since));
       const { parquetRowGroupSize } = context.config.export;
@@ -86,6 +93,7 @@ export async function writeTableFile(snapshot: Snapshot, schema: TableSchema, fo
       sinceRunId: context.sinceRunId,
       columns,
       ...invalidValuesInManifest(invalid),
+      ...loaderTypes,
     };
     return { tmpPath, finalPath: join(context.root, path), entry, copy, invalid };
   } catch (error) {

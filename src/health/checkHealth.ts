@@ -1,6 +1,6 @@
 import type { Config } from '../config.js';
 import type { Db } from '../db/open.js';
-import { lastExport } from '../export/index.js';
+import { anyExportStarted, configuredPlace, describePlace, failedExports, lastFullExport } from '../export/lastFullExport.js';
 import { formatAge } from '../formatAge.js';
 import { readSyncStatus } from '../sync/index.js';
 import { OVERDUE_INTERVALS } from '../sync/deepRefreshOverdue.js';
@@ -24,6 +24,13 @@ export interface HealthFinding {
   ageSeconds?: number | null;
 }
 
+/** What `status --check` found: the findings (none when healthy), and what its healthy line says of exports. */
+export interface HealthCheck {
+  findings: HealthFinding[];
+  /** What the healthy line says of exports (`exports current`, `no export yet`), or the export finding. */
+  exports: string;
+}
+
 interface JobLine {
   id: number;
   kind: string;
@@ -34,13 +41,12 @@ interface JobLine {
 
 /**
  * What `status --check` alerts on: a configured stream not synced within health.maxSyncAgeMinutes, a
- * dead job, a job unknown for longer than health.maxUnknownAgeHours, (once exports have run) an
- * export older than health.maxExportAgeHours, or none that ever succeeded, and a deep refresh overdue
- * (as LoyaltyDeepRefreshOverdue judges it). No finding means healthy.
+ * dead job, a job unknown for longer than health.maxUnknownAgeHours, an export that is due (see
+ * checkExports), and a deep refresh overdue (as LoyaltyDeepRefreshOverdue judges it). No finding means healthy.
  */
-export function checkHealth(db: Db, config: Readonly<Config>, now: Date = new Date()): HealthFinding[] {
+export function checkHealth(db: Db, config: Readonly<Config>, now: Date = new Date()): HealthCheck {
   const findings: HealthFinding[] = [];
-  const { maxSyncAgeMinutes, maxUnknownAgeHours, maxExportAgeHours } = config.health;
+  const { maxSyncAgeMinutes, maxUnknownAgeHours } = config.health;
 
   for (const stream of readSyncStatus(db, now).filter((status) => config.sync.streams.includes(status.stream))) {
     if (stream.ageSeconds === null) {
@@ -64,21 +70,10 @@ export function checkHealth(db: Db, config: Readonly<Config>, now: Date = new Da
     findings.push({ kind: 'unknown_jobs', count: unknown.count, message: `unknown for over ${maxUnknownAgeHours}h: ${plural(unknown.count, 'job')} (${describeJobs(unknown)})` });
   }
 
-  const exported = lastExport(db);
-  if (exported === null) {
-    // A mirror that never exported is not unhealthy (a sync-only deployment), but one whose exports all failed is.
-    const failed = failedExports(db);
-    if (failed.count > 0) {
-      findings.push({ kind: 'stale_export', ageSeconds: null, message: `stale export: no export has ever succeeded (${plural(failed.count, 'run')} failed${failed.error ? `; last error: ${failed.error}` : ''})` });
-    }
-  } else {
-    const ageSeconds = Math.max(0, Math.round((now.getTime() - Date.parse(exported.finishedAt)) / 1000));
-    if (ageSeconds * 1000 > maxExportAgeHours * HOUR_MS) {
-      findings.push({ kind: 'stale_export', ageSeconds, message: `stale export: the last export (${exported.runId}) finished ${formatAge(ageSeconds)} ago (limit ${maxExportAgeHours}h)` });
-    }
-  }
+  const exports = checkExports(db, config, now);
+  if ('due' in exports) findings.push(exports.due);
   for (const deep of readDeepRefreshStatus(db, config.sync, now).filter((status) => status.overdue)) findings.push(overdueDeepRefresh(deep, config.sync.deepRefreshIntervalHours, now));
-  return findings;
+  return { findings, exports: 'due' in exports ? exports.due.message : exports.healthy };
 }
 
 function overdueDeepRefresh(deep: DeepRefreshStatus, intervalHours: number, now: Date): HealthFinding {
@@ -94,17 +89,45 @@ function overdueDeepRefresh(deep: DeepRefreshStatus, intervalHours: number, now:
   return { kind: 'overdue_deep_refresh', stream: deep.stream, ageSeconds: null, message: `overdue deep refresh: ${deep.stream} has never completed one${running} (${limit})${error}` };
 }
 
-/** Export runs that failed or were interrupted, and the newest one's error; none in a mirror without exports. */
-function failedExports(db: Db): { count: number; error: string | null } {
-  const hasTable = db.prepare(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'export_runs'`).get();
-  if (!hasTable) return { count: 0, error: null };
-  return db
-    .prepare(
-      `SELECT count(*) AS count,
-              (SELECT error FROM export_runs WHERE status IN ('failed', 'interrupted') ORDER BY started_at DESC, run_id DESC LIMIT 1) AS error
-       FROM export_runs WHERE status IN ('failed', 'interrupted')`,
-    )
-    .get() as { count: number; error: string | null };
+
+/**
+ * The export the config asks for (a full export of every stream table in each of export.formats, at
+ * export.url's bucket when set, else in the export folder: what `once --export-daily` makes due) is due
+ * when the last one there is older than health.maxExportAgeHours; when there is none yet, once runs
+ * there all failed, or, where exports are configured (export.url is set, or this mirror has exported
+ * before), once the mirror's first successful sync is that old. A mirror that never exported and has no
+ * target is a sync-only deployment: no export is due there.
+ */
+function checkExports(db: Db, config: Readonly<Config>, now: Date): { due: HealthFinding } | { healthy: string } {
+  const { maxExportAgeHours } = config.health;
+  const place = configuredPlace(config);
+  // The folder is named only when it is not the one place a plain export goes to.
+  const to = place.where === 'bucket' ? ` to ${describePlace(place)}` : '';
+  const ageOf = (iso: string): number => Math.max(0, Math.round((now.getTime() - Date.parse(iso)) / 1000));
+  const overdue = (seconds: number): boolean => seconds * 1000 > maxExportAgeHours * HOUR_MS;
+
+  const last = lastFullExport(db, config.export.formats, place);
+  if (last !== null) {
+    const ageSeconds = ageOf(last.finishedAt);
+    if (!overdue(ageSeconds)) return { healthy: 'exports current' };
+    return { due: { kind: 'stale_export', ageSeconds, message: `stale export: the last export${to} (${last.runId}) finished ${formatAge(ageSeconds)} ago (limit ${maxExportAgeHours}h)` } };
+  }
+  const failed = failedExports(db, place);
+  if (failed.count > 0) {
+    const message = `stale export: no export${to} has ever succeeded (${plural(failed.count, 'run')} failed${failed.error ? `; last error: ${failed.error}` : ''})`;
+    return { due: { kind: 'stale_export', ageSeconds: null, message } };
+  }
+  const firstSync = firstSuccessfulSync(db);
+  const configured = place.where === 'bucket' || anyExportStarted(db);
+  if (configured && firstSync !== null && overdue(ageOf(firstSync))) {
+    const message = `stale export: no full export of ${config.export.formats.join(', ')}${to} yet, and the mirror first synced ${formatAge(ageOf(firstSync))} ago (limit ${maxExportAgeHours}h)`;
+    return { due: { kind: 'stale_export', ageSeconds: null, message } };
+  }
+  return { healthy: `no export${to} yet` };
+}
+
+function firstSuccessfulSync(db: Db): string | null {
+  return db.prepare(`SELECT min(finished_at) FROM sync_runs WHERE status = 'succeeded'`).pluck().get() as string | null;
 }
 
 function jobs(db: Db, where: string, params: unknown[]): { count: number; named: JobLine[] } {

@@ -1,4 +1,5 @@
 import type { ExportFormat, StreamName } from '../config.js';
+import type { DriftKind } from '../drift/types.js';
 import type { ExportTable } from '../export/schema.js';
 import type { JobKind, JobState } from '../queue/types.js';
 
@@ -12,6 +13,10 @@ export type PushOutcome = (typeof PUSH_OUTCOMES)[number];
 /** How a stream's sync ended, and what it did to rows. */
 export const SYNC_OUTCOMES = ['succeeded', 'failed'] as const;
 export const SYNC_CHANGES = ['inserted', 'updated', 'removed'] as const;
+
+/** How a run's publication to its bucket target ended. */
+export const PUBLICATION_OUTCOMES = ['completed', 'failed'] as const;
+export type PublicationOutcome = (typeof PUBLICATION_OUTCOMES)[number];
 
 export interface StreamSyncFact {
   stream: StreamName;
@@ -73,4 +78,12 @@ export interface OpsFacts {
   verifyFinished(fact: VerifyFact): void;
   /** Each deep-refreshed configured stream's deep refresh, read from the mirror at start and after each sync job. */
   deepRefreshRead(facts: readonly DeepRefreshFact[]): void;
+
+  // Publications and schema drift (issue 26).
+  /** A run's publication to its bucket target ended at `at`; `failed` includes a target refused before any file went up. */
+  publicationEnded(outcome: PublicationOutcome, at: Date): void;
+  /** Read at start from the mirror: when the newest publication to the configured target failed (null when none did). */
+  lastPublicationFailureRead(at: Date | null): void;
+  /** The schema drift findings the mirror holds for a stream (distinct field paths, enum values, mistyped paths), per kind. */
+  schemaDriftCounted(stream: StreamName, counts: Readonly<Record<DriftKind, number>>): void;
 }

@@ -1,3 +1,5 @@
+import { describeHolder, type LockHolder } from '../runtime/lock.js';
+
 /**
  * What `/healthz` and `/readyz` answer, fed by the run as it goes: the mirror opened, the writer
  * lock renewed or lost, the scheduler started or stopped. A reason is one line for a person;
@@ -7,6 +9,8 @@ export interface Health {
   mirrorOpened(): void;
   /** The writer lock's lease was taken or renewed at `at` and now runs for `leaseMs`. */
   lockRenewed(at: Date, leaseMs: number): void;
+  /** Another process holds the writer lock, and this one waits for it. */
+  lockBusy(holder: LockHolder): void;
   lockLost(): void;
   schedulerStarted(): void;
   schedulerStopped(): void;
@@ -18,6 +22,7 @@ export function createHealth(): Health {
   let mirrorOpen = false;
   let lease: { renewedAt: Date; leaseMs: number } | null = null;
   let lockLost = false;
+  let heldBy: LockHolder | null = null;
   let scheduler: 'not started' | 'running' | 'stopped' = 'not started';
   return {
     mirrorOpened() {
@@ -26,6 +31,10 @@ export function createHealth(): Health {
     lockRenewed(at, leaseMs) {
       lease = { renewedAt: at, leaseMs };
       lockLost = false;
+      heldBy = null;
+    },
+    lockBusy(holder) {
+      heldBy = holder;
     },
     lockLost() {
       lockLost = true;
@@ -37,6 +46,7 @@ export function createHealth(): Health {
       scheduler = 'stopped';
     },
     liveness(now = new Date()) {
+      if (heldBy !== null) return waitingFor(heldBy);
       if (scheduler !== 'running') return `the scheduler is ${scheduler}`;
       if (lockLost) return 'the writer lock was taken over by another process';
       if (lease === null) return 'the writer lock is not held';
@@ -48,7 +58,15 @@ export function createHealth(): Health {
       return null;
     },
     readiness() {
-      return mirrorOpen ? null : 'the mirror is not open yet';
+      if (!mirrorOpen) return 'the mirror is not open yet';
+      // Only the process that holds the writer lock runs the jobs: a second one on the same mirror is not ready.
+      if (heldBy !== null) return waitingFor(heldBy);
+      if (lockLost) return 'the writer lock was taken over by another process';
+      return lease === null ? 'the writer lock is not held yet' : null;
     },
   };
+}
+
+function waitingFor(holder: LockHolder): string {
+  return `${describeHolder(holder)} holds the mirror's writer lock since ${holder.acquiredAt}; waiting for it`;
 }

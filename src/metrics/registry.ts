@@ -1,7 +1,8 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { STREAM_NAMES, type Config, type ExportFormat, type StreamName } from '../config.js';
 import { JOB_KINDS, JOB_STATES } from '../queue/types.js';
-import { PUSH_OUTCOMES, SYNC_CHANGES, SYNC_OUTCOMES, VERIFY_CLASSES, type OpsFacts } from './facts.js';
+import { DRIFT_KINDS } from '../drift/types.js';
+import { PUBLICATION_OUTCOMES, PUSH_OUTCOMES, SYNC_CHANGES, SYNC_OUTCOMES, VERIFY_CLASSES, type OpsFacts } from './facts.js';
 
 /** The metrics of one process: a registry of its own (never prom-client's global one) and the facts that feed it. */
 export interface Metrics {
@@ -22,10 +23,12 @@ export interface KnownLabelValues {
   streams: readonly StreamName[];
   /** The configured export formats (`export.formats`). */
   formats: readonly ExportFormat[];
+  /** Whether the scheduled exports publish to a bucket (`export.url` is set). */
+  publishes: boolean;
 }
 
 export function knownLabelValues(config: Readonly<Pick<Config, 'sync' | 'export'>>): KnownLabelValues {
-  return { streams: config.sync.streams, formats: config.export.formats };
+  return { streams: config.sync.streams, formats: config.export.formats, publishes: config.export.url !== '' };
 }
 
 /**
@@ -76,6 +79,21 @@ export function createMetrics(known?: KnownLabelValues): Metrics {
   verifyLastRun.remove();
   verifyLastOk.remove();
 
+  // Publications and schema drift (issue 26).
+  const publications = new Counter({ name: 'loyalty_export_publications_total', help: 'Publications of export runs to their bucket target, by outcome (completed, failed).', labelNames: ['outcome'], registers });
+  const publicationLastFailure = new Gauge({
+    name: 'loyalty_export_publication_last_failure_timestamp_seconds',
+    help: 'Unix time the newest publication to the bucket target (export.url) failed; absent when none did.',
+    registers,
+  });
+  const schemaDrift = new Gauge({
+    name: 'loyalty_schema_drift_findings',
+    help: 'Schema drift the mirror recorded, by stream and kind: field paths (field), enum values (enum_value) and paths of values that do not parse as their type (type) the API spec does not allow.',
+    labelNames: ['stream', 'kind'],
+    registers,
+  });
+  publicationLastFailure.remove();
+
   if (known !== undefined) {
     for (const stream of known.streams) {
       for (const change of SYNC_CHANGES) syncRows.inc({ stream, change }, 0);
@@ -89,6 +107,7 @@ export function createMetrics(known?: KnownLabelValues): Metrics {
         exportBytes.inc({ table, format }, 0);
       }
     }
+    if (known.publishes) for (const outcome of PUBLICATION_OUTCOMES) publications.inc({ outcome }, 0);
   }
 
   const facts: OpsFacts = {
@@ -142,6 +161,16 @@ export function createMetrics(known?: KnownLabelValues): Metrics {
     lastSuccessesRead(fact) {
       for (const { stream, at } of fact.syncs) syncLastSuccess.set({ stream }, at.getTime() / 1000);
       if (fact.export !== null) exportLastSuccess.set(fact.export.getTime() / 1000);
+    },
+    publicationEnded(outcome, at) {
+      publications.inc({ outcome });
+      if (outcome === 'failed') publicationLastFailure.set(at.getTime() / 1000);
+    },
+    lastPublicationFailureRead(at) {
+      if (at !== null) publicationLastFailure.set(at.getTime() / 1000);
+    },
+    schemaDriftCounted(stream, counts) {
+      for (const kind of DRIFT_KINDS) schemaDrift.set({ stream, kind }, counts[kind]);
     },
   };
   return { registry, facts };

@@ -46,7 +46,7 @@ export function importCsv(db: Db, options: { kind: JobKind; file: string; text: 
   try {
     rows = parseRows(options.text);
   } catch (error) {
-    if (error instanceof CsvError) return { ok: false, problems: [{ line: csvErrorLine(error), field: 'file', message: error.message }] };
+    if (error instanceof CsvError) return { ok: false, problems: [csvProblem(error, options.text)] };
     throw error;
   }
   const header = rows.shift();
@@ -137,7 +137,44 @@ function checkHeader(kind: JobKind, header: string[]): string | undefined {
   return `${parts.join('; ')}; ${/^[aeiou]/.test(kind) ? 'an' : 'a'} ${kind} file has columns ${required.join(',')} and optionally ${optional.join(',')}`;
 }
 
-function csvErrorLine(error: CsvError): number {
+function csvProblem(error: CsvError, text: string): RowProblem {
+  // csv-parse names the line where the file ended, not the one where the quote opened.
+  const opened = error.code === 'CSV_QUOTE_NOT_CLOSED' ? unclosedQuoteLine(text) : null;
+  if (opened !== null) {
+    return {
+      line: opened,
+      field: 'file',
+      message: 'a quoted cell opens on this line and is never closed, so nothing after it could be read; expected a closing " (a quote inside a quoted cell is written "")',
+    };
+  }
   const lines = (error as CsvError & { lines?: unknown }).lines;
-  return typeof lines === 'number' ? lines : 1;
+  return { line: typeof lines === 'number' ? lines : 1, field: 'file', message: error.message };
 }
+
+/**
+ * The line on which the quoted cell left open at the end of `text` begins, or null when every quote
+ * closes. A quote opens a cell only at the cell's start (csv-parse refuses one anywhere else), and `""`
+ * inside a quoted cell is a quote character.
+ */
+function unclosedQuoteLine(text: string): number | null {
+  let line = 1;
+  let openedOn: number | null = null;
+  let atCellStart = true;
+  for (let i = text.charCodeAt(0) === BYTE_ORDER_MARK ? 1 : 0; i < text.length; i += 1) {
+    const char = text[i];
+    if (char === '\n') line += 1;
+    if (openedOn !== null) {
+      if (char !== '"') continue;
+      if (text[i + 1] === '"') i += 1;
+      else openedOn = null;
+      atCellStart = false;
+    } else if (char === '"' && atCellStart) {
+      openedOn = line;
+    } else {
+      atCellStart = char === ',' || char === '\n' || char === '\r';
+    }
+  }
+  return openedOn;
+}
+
+const BYTE_ORDER_MARK = 0xfeff;

@@ -45,6 +45,11 @@ export interface JobOptions {
    * sets it: a standing confirmation would let every future bad answer through.
    */
   acceptRemovals?: boolean;
+  /**
+   * What stops an export instead of the run's signal: a half-written export is worth nothing, so on
+   * SIGTERM the one in flight finishes, and only the shutdown deadline (withWorker's `deadline`) aborts it.
+   */
+  exportSignal?: AbortSignal;
 }
 
 /** Runs one job once and turns its report, or its failure, into one line. Never throws. */
@@ -70,7 +75,9 @@ export async function runJob(job: JobName, deps: WorkerDeps, signal?: AbortSigna
         const report = await pushDueJobs({ ...deps, logger, signal });
         deps.facts?.queueCounted(...queueFacts(deps.db));
         const unreachable = report.unreachable === null ? '' : `; stopped: the API at ${deps.config.api.baseUrl} could not be reached (${report.unreachable})`;
-        return { job, ok: report.unreachable === null, ...(report.unreachable === null ? {} : { stopsRun: UNREACHABLE }), summary: `${summarizePush(report)}${unreachable}` };
+        // A job that went dead is a write that will not happen without a person: the run failed.
+        const ok = report.unreachable === null && report.deadJobs.length === 0;
+        return { job, ok, ...(report.unreachable === null ? {} : { stopsRun: UNREACHABLE }), summary: `${summarizePush(report)}${unreachable}` };
       }
       case 'verify': {
         // Sampled and read-only: a scheduled verify reports, an operator decides on --repair.
@@ -89,7 +96,7 @@ export async function runJob(job: JobName, deps: WorkerDeps, signal?: AbortSigna
         return { job, ok: report.ok, summary: `verify: ${verdict}, ${report.requests} requests; ${parts.join(', ')}` };
       }
       case 'export': {
-        const report = await runExport({ ...deps, logger, signal });
+        const report = await runExport({ ...deps, logger, signal: options.exportSignal ?? signal });
         deps.facts?.exportSucceeded({ finishedAt: new Date(), files: [...report.files, ...deltaFacts(report.delta)] });
         const rows = report.files.reduce((sum, file) => sum + file.rows, 0);
         const published = report.publication === null ? '' : `, published to ${report.publication.manifestUrl}`;

@@ -22,11 +22,13 @@ export class LockBusyError extends Error {
     readonly dbPath: string,
     readonly holder: LockHolder,
   ) {
-    super(
-      `another loyalty-sync (${holder.command}, pid ${holder.pid} on ${holder.hostname}) holds ${dbPath} since ${holder.acquiredAt}; ` +
-        `its lease runs until ${holder.expiresAt} unless it renews it.`,
-    );
+    super(`${describeHolder(holder)} holds ${dbPath} since ${holder.acquiredAt}; its lease runs until ${holder.expiresAt} unless it renews it.`);
   }
+}
+
+/** The holder as one names it to a person: `another loyalty-sync (run, pid 12 on host-a)`. */
+export function describeHolder(holder: LockHolder): string {
+  return `another loyalty-sync (${holder.command}, pid ${holder.pid} on ${holder.hostname})`;
 }
 
 /** The abort reason when another process took the lock over (this one stalled past its lease). */
@@ -56,6 +58,8 @@ export interface AcquireOptions {
   signal?: AbortSignal;
   /** Called when the lock is taken and at each renewal (the health endpoint watches the lease). */
   onRenewed?: (at: Date) => void;
+  /** With `wait`: called at each try that finds another live process holding the lock. */
+  onBusy?: (holder: LockHolder) => void;
 }
 
 interface LockRow {
@@ -122,6 +126,7 @@ export async function acquireLock(options: AcquireOptions): Promise<HeldLock> {
       break;
     }
     if (!options.wait) throw new LockBusyError(options.dbPath, toHolder(busy));
+    options.onBusy?.(toHolder(busy));
     if (!announced) {
       logger.info({ holder: toHolder(busy) }, new LockBusyError(options.dbPath, toHolder(busy)).message + ' Waiting for it.');
       announced = true;

@@ -4,9 +4,11 @@ import { STREAM_NAMES } from '../config.js';
 import { openDatabase } from '../db/open.js';
 import type { OpsFacts } from '../metrics/facts.js';
 import type { Health } from '../metrics/health.js';
+import { countDrift } from '../drift/index.js';
 import { countMirrorRows } from '../sync/mirrorRows.js';
 import type { WorkerDeps } from './jobs.js';
 import { deepRefreshFacts } from './deepRefreshFacts.js';
+import { lastPublicationFailure } from './lastPublicationFailure.js';
 import { lastSuccessFacts } from './lastSuccessFacts.js';
 import { acquireLock } from './lock.js';
 import { queueFacts } from './queueFacts.js';
@@ -28,10 +30,15 @@ export interface WorkerOptions {
 
 /**
  * Opens the mirror and the client, takes the writer lock, and installs the graceful shutdown;
- * `work` gets a signal that aborts on SIGTERM/SIGINT or when the lock is lost. Everything is
- * closed again however `work` ends.
+ * `work` gets a signal that aborts on SIGTERM/SIGINT or when the lock is lost, and `deadline`, which
+ * aborts only when the shutdown deadline passes after such a signal (or the lock is lost), for work
+ * that finishes what it started rather than stop half-way. Everything is closed again however `work` ends.
  */
-export async function withWorker<T>(ctx: CommandContext, options: WorkerOptions, work: (deps: WorkerDeps, signal: AbortSignal) => Promise<T>): Promise<T> {
+export async function withWorker<T>(
+  ctx: CommandContext,
+  options: WorkerOptions,
+  work: (deps: WorkerDeps, signal: AbortSignal, deadline: AbortSignal) => Promise<T>,
+): Promise<T> {
   const { config, logger } = ctx;
   const shutdown = installShutdown(logger, config.runtime.shutdownDeadlineSeconds * 1000);
   const { facts, health } = options;
@@ -42,12 +49,14 @@ export async function withWorker<T>(ctx: CommandContext, options: WorkerOptions,
     // Counted once at start; each job keeps its own tables' figures current from then on. The last
     // successes come first: before the lock, so a run that fails or waits still reports them.
     if (facts) {
-      facts.lastSuccessesRead(lastSuccessFacts(db, config.sync.streams));
+      facts.lastSuccessesRead(lastSuccessFacts(db, config));
       facts.deepRefreshRead(deepRefreshFacts(db, config.sync.streams));
       const verified = lastVerifyFact(db);
       if (verified !== null) facts.verifyFinished(verified);
       for (const table of STREAM_NAMES) facts.mirrorRows(table, countMirrorRows(db, table));
       facts.queueCounted(...queueFacts(db));
+      facts.lastPublicationFailureRead(lastPublicationFailure(db, config));
+      for (const stream of config.sync.streams) facts.schemaDriftCounted(stream, countDrift(db, stream));
     }
     const leaseMs = config.runtime.lockLeaseSeconds * 1000;
     const lock = await acquireLock({
@@ -59,10 +68,11 @@ export async function withWorker<T>(ctx: CommandContext, options: WorkerOptions,
       wait: options.waitForLock,
       signal: shutdown.signal,
       onRenewed: (at) => health?.lockRenewed(at, leaseMs),
+      onBusy: (holder) => health?.lockBusy(holder),
     });
     if (health) lock.lost.addEventListener('abort', () => health.lockLost(), { once: true });
     try {
-      return await work({ db, client, config, logger, facts }, AbortSignal.any([shutdown.signal, lock.lost]));
+      return await work({ db, client, config, logger, facts }, AbortSignal.any([shutdown.signal, lock.lost]), AbortSignal.any([shutdown.deadline, lock.lost]));
     } finally {
       lock.release();
     }

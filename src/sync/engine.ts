@@ -3,6 +3,7 @@ import type { StreamName } from '../config.js';
 import { checkpointLessOften } from '../db/walCheckpoint.js';
 import { getStream } from '../streams/index.js';
 import { createCheckpointStore } from './checkpoint.js';
+import { countDrift } from '../drift/index.js';
 import { countMirrorRows } from './mirrorRows.js';
 import { createProgress } from './progress.js';
 import { startStoreThread } from './storeThread.js';
@@ -99,6 +100,7 @@ async function followSignals(reports: StreamReport[], ctx: Omit<StreamRunContext
 function tellFacts(facts: NonNullable<SyncOptions['facts']>, db: SyncOptions['db'], report: StreamReport, seconds: number, finishedAt: Date): void {
   if (report.status === 'interrupted') return;
   facts.mirrorRows(report.stream, countMirrorRows(db, report.stream));
+  facts.schemaDriftCounted(report.stream, countDrift(db, report.stream));
   facts.streamSynced({
     stream: report.stream,
     outcome: report.status === 'succeeded' ? 'succeeded' : 'failed',

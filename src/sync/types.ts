@@ -24,7 +24,7 @@ export interface SyncOptions {
   /** The wall clock; tests may pin it. */
   clock?: () => Date;
   /** Told how each stream's sync ended and how many rows its table then holds; none by default. */
-  facts?: Pick<OpsFacts, 'streamSynced' | 'mirrorRows'>;
+  facts?: Pick<OpsFacts, 'streamSynced' | 'mirrorRows' | 'schemaDriftCounted'>;
   /** Compare records with the spec's declaration and record schema drift; default true (off only to measure its cost). */
   checkDrift?: boolean;
   /**

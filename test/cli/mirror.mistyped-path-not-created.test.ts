@@ -41,4 +41,16 @@ describe('a mistyped LOYALTY_DB', () => {
     expect(synced.code, synced.stderr).toBe(0);
     expect(existsSync(join(dir, 'synced', 'mirror.db'))).toBe(true);
   });
+
+  it.each([['sync'], ['status'], ['queue', 'list'], ['once']].map((args) => [args.join(' '), args]))(
+    'naming a folder: %s exits 2 with one sentence saying it is a folder, not a file',
+    async (_name, args) => {
+      const result = await runCli(args as string[], { env: env(dir) });
+      expect(result.code, result.stderr).toBe(2);
+      expect(sentences(result.stderr)).toBe(
+        `loyalty-sync: Config key "db.path" (or LOYALTY_DB) is "${dir}", which is a folder, not a file; expected the path of the mirror file, such as ${join(dir, 'mirror.db')}.\n`,
+      );
+      expect(existsSync(join(dir, 'mirror.db'))).toBe(false);
+    },
+  );
 });

@@ -39,7 +39,7 @@ describe('the Grafana dashboard', () => {
     }
   });
 
-  it('shows rows per stream, sync lag, API status, 429s, the queue, push outcomes, export rows and bytes, memory, the last verify and the deep refresh', () => {
+  it('shows rows per stream, sync lag, API status, 429s, the queue, push outcomes, export rows and bytes, publications, schema drift, memory, the last verify and the deep refresh', () => {
     const queried = new Set(dashboard.panels.flatMap((panel) => (panel.targets ?? []).flatMap(({ expr }) => metricNamesIn(expr))));
     for (const family of [
       'loyalty_sync_rows_total',
@@ -50,6 +50,8 @@ describe('the Grafana dashboard', () => {
       'loyalty_push_jobs_total',
       'loyalty_export_rows_total',
       'loyalty_export_bytes_total',
+      'loyalty_export_publications_total',
+      'loyalty_schema_drift_findings',
       'process_resident_memory_bytes',
       'loyalty_verify_differences',
       'loyalty_verify_last_run_timestamp_seconds',

@@ -16,18 +16,19 @@ const rules = [RULES, RUN_RULES].flatMap((file) => (parse(readFileSync(file, 'ut
 describe('the Prometheus rules files', () => {
   it('pass promtool check rules', async () => {
     const result = await promtool(['check', 'rules', RULES, RUN_RULES]);
-    expect(result.output).toContain('SUCCESS: 10 rules found');
+    expect(result.output).toContain('SUCCESS: 11 rules found');
     expect(result.output).toContain('SUCCESS: 1 rules found');
     expect(result.code).toBe(0);
   });
 
-  it('alerts on a stale or never successful sync, API errors, a 429 storm, dead jobs, ageing unknown jobs, a stale or never successful export, the process down, a defect found by verify and an overdue deep refresh', () => {
+  it('alerts on a stale or never successful sync, API errors, a 429 storm, dead jobs, ageing unknown jobs, a stale or never successful export, a failed publication, the process down, a defect found by verify and an overdue deep refresh', () => {
     expect(rules.map((rule) => rule.alert).sort()).toEqual([
       'LoyaltyApiErrors',
       'LoyaltyApiRateLimitStorm',
       'LoyaltyDeadJobs',
       'LoyaltyDeepRefreshOverdue',
       'LoyaltyExportNeverSucceeded',
+      'LoyaltyExportPublicationFailed',
       'LoyaltyExportStale',
       'LoyaltySyncDown',
       'LoyaltySyncNeverSucceeded',
@@ -370,6 +371,36 @@ describe('the alerts on syncs, the API, the queue and exports, under promtool te
         },
       ],
       { rulesFile: RUN_RULES },
+    );
+  });
+});
+
+describe('the alert on a failed publication (issue 26), under promtool test rules', () => {
+  it('LoyaltyExportPublicationFailed fires while the newest publication failure is newer than the last successful export, or there is no success at all', async () => {
+    const failure = (values: string) => ({ series: 'loyalty_export_publication_last_failure_timestamp_seconds{job="loyalty_sync", program_id="7"}', values });
+    const success = (values: string) => ({ series: 'loyalty_export_last_success_timestamp_seconds{job="loyalty_sync", program_id="7"}', values });
+    const fires = [
+      alert(
+        {},
+        'loyalty-sync: the last publication to the bucket (export.url) failed',
+        "The newest export to the bucket failed after the last successful one, so its manifests/latest.json still names an older run. `loyalty-sync status` shows the error under Last publication; the next export publishes again.",
+      ),
+    ];
+    const cases = [
+      { name: 'failed after the last success', input: [failure('2000x10'), success('1000x10')], expected: fires },
+      { name: 'failed, never succeeded', input: [failure('2000x10')], expected: fires },
+      { name: 'succeeded after the last failure', input: [failure('1000x10'), success('2000x10')], expected: [] },
+      { name: 'never failed', input: [success('1000x10')], expected: [] },
+      // The next successful export clears it: the failure is older than the new success from then on.
+      { name: 'a later success clears it', input: [failure('2000x10'), success('1000x4 3000x5')], expected: [] },
+    ];
+    await expectRuleTests(
+      cases.map((entry) => ({
+        name: entry.name,
+        interval: '1m',
+        input_series: entry.input,
+        alert_rule_test: [{ eval_time: '9m', alertname: 'LoyaltyExportPublicationFailed', exp_alerts: entry.expected }],
+      })),
     );
   });
 });

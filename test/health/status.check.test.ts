@@ -39,8 +39,36 @@ describe('status --check', () => {
   });
   afterAll(async () => sim.close());
 
-  it('a freshly synced mirror is healthy: exit 0 and one line', async () => {
-    expect(await check()).toEqual({ code: 0, lines: ['healthy: streams synced, no dead or long-unknown jobs, exports current, deep refreshes on time'] });
+  it('a freshly synced mirror is healthy: exit 0 and one line, which says there is no export yet', async () => {
+    expect(await check()).toEqual({ code: 0, lines: ['healthy: streams synced, no dead or long-unknown jobs, no export yet, deep refreshes on time'] });
+  });
+
+  it('a mirror that never exported fails only where exports are configured and due: a target is set and the mirror first synced over health.maxExportAgeHours ago', async () => {
+    const withTarget = { ...env, LOYALTY_EXPORT_URL: 's3://analytics-exports/daily' };
+    const checkWith = async (environment: Record<string, string>) => {
+      const result = await runCli(['status', '--check'], { env: environment });
+      expect(result.stderr).toBe('');
+      return { code: result.code, lines: result.stdout.trim().split('\n') };
+    };
+    // Configured but not due yet: the mirror synced minutes ago.
+    expect(await checkWith(withTarget)).toEqual({ code: 0, lines: ['healthy: streams synced, no dead or long-unknown jobs, no export to s3://analytics-exports/daily yet, deep refreshes on time'] });
+
+    const firstSync = (db: ReturnType<typeof openDatabase>) => db.prepare(`SELECT min(finished_at) FROM sync_runs WHERE status = 'succeeded'`).pluck().get() as string;
+    const db = openDatabase(dbPath);
+    const synced = firstSync(db);
+    db.close();
+    const longAgo = hoursAgo(30);
+    edit(`UPDATE sync_runs SET finished_at = ? WHERE finished_at = ?`, longAgo, synced);
+    try {
+      // Without a target and without any export ever, this is a sync-only mirror: nothing is due.
+      expect(await check()).toEqual({ code: 0, lines: ['healthy: streams synced, no dead or long-unknown jobs, no export yet, deep refreshes on time'] });
+      expect(await checkWith(withTarget)).toEqual({
+        code: 1,
+        lines: ['stale export: no full export of csv, parquet to s3://analytics-exports/daily yet, and the mirror first synced 30h 0m ago (limit 26h)'],
+      });
+    } finally {
+      edit(`UPDATE sync_runs SET finished_at = ? WHERE finished_at = ?`, synced, longAgo);
+    }
   });
 
   it('a mirror never synced: exit 1, one finding per configured stream', async () => {
@@ -66,7 +94,7 @@ describe('status --check', () => {
     const queued = await runCli(['queue', 'add-points', '--customer', 'no-such-customer', '--points', '5', '--reason', 'health check test'], { env });
     expect(queued.code, queued.stderr).toBe(0);
     const pushed = await runCli(['push'], { env });
-    expect(pushed.code, pushed.stderr).toBe(0);
+    expect(pushed.code, pushed.stderr).toBe(1);
     const { code, lines } = await check();
     expect(code).toBe(1);
     expect(lines).toHaveLength(1);
@@ -135,9 +163,13 @@ describe('status --check', () => {
   });
 
   it('an export older than health.maxExportAgeHours: exit 1; --json gives the findings as a list', async () => {
-    const exported = await runCli(['export', '--format', 'csv', '--table', 'customers'], { env });
+    // A one-table CSV export is not the export the config asks for (every stream table, CSV and Parquet).
+    const partial = await runCli(['export', '--format', 'csv', '--table', 'customers'], { env });
+    expect(partial.code, partial.stderr).toBe(0);
+    expect(await check()).toEqual({ code: 0, lines: ['healthy: streams synced, no dead or long-unknown jobs, no export yet, deep refreshes on time'] });
+    const exported = await runCli(['export'], { env });
     expect(exported.code, exported.stderr).toBe(0);
-    expect((await check()).code).toBe(0);
+    expect(await check()).toEqual({ code: 0, lines: ['healthy: streams synced, no dead or long-unknown jobs, exports current, deep refreshes on time'] });
     edit(`UPDATE export_runs SET finished_at = ?`, hoursAgo(30));
     const { code, lines } = await check();
     expect(code).toBe(1);

@@ -83,12 +83,13 @@ export function queue(h: Pick<Harness, 'db' | 'now'>, kind: JobKind, raw: Record
 
 /** Pushes until no job is queued or running, waiting out backoff between runs. Returns the summed reports. */
 export async function pushUntilSettled(h: Harness, maxRuns = 200): Promise<PushReport> {
-  const total: PushReport = { sent: 0, succeeded: 0, reconciled: 0, retried: 0, dead: 0, unknown: 0, recovered: 0, unreachable: null };
+  const total: PushReport = { sent: 0, succeeded: 0, reconciled: 0, retried: 0, dead: 0, unknown: 0, recovered: 0, unreachable: null, deadJobs: [] };
   const counted = ['sent', 'succeeded', 'reconciled', 'retried', 'dead', 'unknown', 'recovered'] as const;
   for (let run = 0; run < maxRuns; run++) {
     const report = await pushDueJobs({ db: h.db, client: h.client, config: h.config, logger: h.logger, now: h.now });
     for (const key of counted) total[key] += report[key];
     total.unreachable ??= report.unreachable;
+    total.deadJobs.push(...report.deadJobs);
     const counts = queueCounts(h.db);
     if (counts.queued === 0 && counts.running === 0) return total;
     await sleep(msUntilNextDue(h));

@@ -61,6 +61,20 @@ test('a file with a bad row on line 7 queues nothing and names line 7 (CLI, exit
   expect(listJobs(db)).toHaveLength(7);
 });
 
+test('an unterminated quote names the line where it opened and says nothing after it could be read (CLI, exit 2)', async () => {
+  const file = join(dir, 'points.csv');
+  // Line 3 holds a cell that spans lines 3-4 and closes, line 5 one whose text ends with a quote and a
+  // comma (`"",` before the closing quote); line 6 opens one that never closes.
+  const rows = ['customer_merchant_id,points,reason', 'C1,1,a', 'C2,2,"two', 'lines"', 'C3,3,"said ""hi"","', 'C4,4,"never closed', 'C5,5,e', 'C6,6,f', 'C7,7,g'];
+  writeFileSync(file, `${rows.join('\n')}\n`);
+  const result = await runCli(['queue', 'import', file, '--kind', 'add_points'], cliEnv({ baseUrl: 'http://127.0.0.1:9', apiKey: 'unused', dbPath }));
+  expect(result.code).toBe(2);
+  expect(result.stderr).toContain(
+    'line 6: file: a quoted cell opens on this line and is never closed, so nothing after it could be read; expected a closing " (a quote inside a quoted cell is written "")\n',
+  );
+  expect(listJobs(db)).toHaveLength(0);
+});
+
 test('unknown and missing header columns are named', () => {
   const result = importCsv(db, { kind: 'add_points', file: 'x.csv', text: 'customer,points,note\nC1,1,x\n', now: new Date() });
   expect(result.ok).toBe(false);

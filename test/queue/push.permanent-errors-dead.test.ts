@@ -15,6 +15,11 @@ test('a points write to an unknown customer and a review on an unsupported platf
   const report = await pushUntilSettled(h);
 
   expect(report).toMatchObject({ sent: 2, dead: 2, retried: 0 });
+  // The report names each job with what the API answered, for the push and once lines.
+  expect([...report.deadJobs].sort((a, b) => a.id - b.id)).toEqual([
+    { id: points.id, kind: 'add_points', error: expect.stringContaining('404 Customer not found') },
+    { id: review.id, kind: 'update_review', error: expect.stringContaining('is not supported') },
+  ]);
   const deadPoints = getJob(h.db, points.id);
   expect(deadPoints).toMatchObject({ state: 'dead', attempts: 1, lastStatus: 404 });
   expect(deadPoints?.lastError).toContain('Customer not found');

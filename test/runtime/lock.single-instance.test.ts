@@ -58,6 +58,44 @@ describe('single instance', () => {
   });
 });
 
+describe('a second run on the same mirror', () => {
+  it('is not ready: /readyz and /healthz answer 503 naming the lock holder, as its log does, until the holder stops', async () => {
+    const first = startCli(['--config', configFile, 'run', '--metrics-listen', '127.0.0.1:0'], env());
+    const firstServing = await first.waitForLine((line) => typeof line.msg === 'string' && line.msg.startsWith('serving /metrics'));
+    await first.waitForLine((line) => line.msg === 'schedules started');
+    const second = startCli(['--config', configFile, 'run', '--metrics-listen', '127.0.0.1:0'], env());
+    const serving = await second.waitForLine((line) => typeof line.msg === 'string' && line.msg.startsWith('serving /metrics'));
+    const waiting = await second.waitForLine((line) => typeof line.msg === 'string' && line.msg.endsWith('Waiting for it.'));
+    try {
+      const mirror = openDatabase(dbPath, { readonly: true });
+      const holder = readLockHolder(mirror);
+      mirror.close();
+      const { pid, hostname: host, command, acquiredAt } = holder ?? {};
+      expect({ pid, host, command }).toEqual({ pid: first.child.pid, host: hostname(), command: 'run' });
+      const named = `another loyalty-sync (run, pid ${first.child.pid} on ${hostname()}) holds the mirror's writer lock since ${acquiredAt}; waiting for it\n`;
+      expect(waiting.holder).toMatchObject({ pid, hostname: host, command, acquiredAt });
+      expect(waiting.msg).toContain(`another loyalty-sync (run, pid ${first.child.pid} on ${hostname()}) holds ${dbPath} since ${acquiredAt}`);
+
+      const base = `http://127.0.0.1:${String(serving.port)}`;
+      for (const path of ['/readyz', '/healthz']) {
+        const answer = await fetch(`${base}${path}`);
+        expect({ path, status: answer.status, body: await answer.text() }).toEqual({ path, status: 503, body: named });
+      }
+      expect((await fetch(`http://127.0.0.1:${String(firstServing.port)}/readyz`)).status).toBe(200);
+
+      first.child.kill('SIGTERM');
+      expect((await first.exited).code, first.stderr()).toBe(0);
+      await second.waitForLine((line) => line.msg === 'schedules started');
+      expect(await (await fetch(`${base}/readyz`)).text()).toBe('ready\n');
+      expect((await fetch(`${base}/healthz`)).status).toBe(200);
+    } finally {
+      first.child.kill('SIGKILL');
+      second.child.kill('SIGTERM');
+      await second.exited;
+    }
+  });
+});
+
 describe('the writer lock lease', () => {
   it('makes a process wait for a holder on another host, and take over once that holder stops renewing', async () => {
     const db = openDatabase(join(dir, 'lease.db'));

@@ -64,4 +64,27 @@ describe('once', () => {
     expect(result.stderr).toContain('"push.concurrency" is 0');
     expect(existsSync(join(dir, 'badconfig.db'))).toBe(false);
   });
+
+  it('push and once exit 1 when a job goes dead in that run, naming its id, kind and the API answer; an earlier dead job fails no later run', async () => {
+    const runEnv = env(sim.keys.full, 'dead');
+    const queue = (customer: string) => runCli(['queue', 'add-points', '--customer', customer, '--points', '5', '--reason', 'dead test'], { env: runEnv });
+    expect((await queue('no-such-customer-1')).code).toBe(0);
+    const pushed = await runCli(['push'], { env: runEnv });
+    expect(pushed.code, pushed.stderr).toBe(1);
+    expect(pushed.stdout).toMatch(/^push: sent 1, succeeded 0, retried 0, dead 1, unknown 0; went dead: job 1 \(add_points\): POST \/v2\/customers\/no-such-customer-1\/points failed: 404 Customer not found\n$/);
+    expect(pushed.stderr).toContain('loyalty-sync: 1 job went dead in this push (named above)');
+
+    expect((await queue('no-such-customer-2')).code).toBe(0);
+    const once = await runCli(['once'], { env: runEnv });
+    expect(once.code, once.stderr).toBe(1);
+    const lines = once.stdout.trim().split('\n');
+    expect(lines[0]).toMatch(/^ok {3}sync: /);
+    expect(lines[1]).toMatch(/^FAIL push: sent 1, .*dead 1, .*; went dead: job 2 \(add_points\): POST \/v2\/customers\/no-such-customer-2\/points failed: 404 Customer not found$/);
+    expect(lines[2]).toMatch(/^ok {3}export: /);
+
+    // Jobs 1 and 2 stay dead (status --check and the alerts keep counting them), but nothing new died.
+    const again = await runCli(['push'], { env: runEnv });
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stdout).toBe('push: sent 0, succeeded 0, retried 0, dead 0, unknown 0\n');
+  });
 });

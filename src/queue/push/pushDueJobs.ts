@@ -5,9 +5,10 @@ import type { Db } from '../../db/open.js';
 import type { Logger } from '../../log.js';
 import type { OpsFacts } from '../../metrics/facts.js';
 import { claimDueJobs } from '../claimDueJobs.js';
+import { getJob } from '../getJob.js';
 import { listUnknownJobs } from '../listUnknownJobs.js';
 import { recoverStaleJobs } from '../recoverStaleJobs.js';
-import type { JobKind } from '../types.js';
+import type { JobKind, WriteJob } from '../types.js';
 import { startWorker, stopWorker } from '../worker.js';
 import { processJob, reconcileUnknown, type JobOutcome, type PushDeps } from './processJob.js';
 
@@ -15,6 +16,8 @@ import { processJob, reconcileUnknown, type JobOutcome, type PushDeps } from './
 const RECHECK_UNKNOWN_AFTER_MS = 10 * 60 * 1000;
 /** Bounds the reads one push spends on reconciliation. */
 const MAX_RECONCILED_PER_RUN = 100;
+/** Dead jobs named in the summary line; the rest are counted. */
+const DEAD_JOBS_NAMED = 5;
 
 export interface PushOptions {
   db: Db;
@@ -45,6 +48,16 @@ export interface PushReport {
   recovered: number;
   /** Why the push stopped early: the API could not be reached at all; null when it could. */
   unreachable: string | null;
+  /** The jobs this push left dead, in the order they ended, with the API's answer. */
+  deadJobs: DeadJob[];
+}
+
+/** A job that went dead in a push: the API refused it for good, or its attempts ran out. */
+export interface DeadJob {
+  id: number;
+  kind: JobKind;
+  /** The last attempt's error as recorded on the job: the API's status and message. */
+  error: string;
 }
 
 /**
@@ -67,7 +80,7 @@ async function runPush(options: PushOptions, workerId: string): Promise<PushRepo
   const now = options.now ?? (() => new Date());
   const logger = options.logger.child({ workerId });
   const deps: PushDeps = { db: options.db, client: options.client, config: options.config, logger, workerId, now, unreachable: { error: null } };
-  const report: PushReport = { sent: 0, succeeded: 0, reconciled: 0, retried: 0, dead: 0, unknown: 0, recovered: 0, unreachable: null };
+  const report: PushReport = { sent: 0, succeeded: 0, reconciled: 0, retried: 0, dead: 0, unknown: 0, recovered: 0, unreachable: null, deadJobs: [] };
 
   const recovered = recoverStaleJobs(options.db, { workerId, now: now() });
   report.recovered = recovered.length;
@@ -86,12 +99,13 @@ async function runPush(options: PushOptions, workerId: string): Promise<PushRepo
   const startedAt = now();
   const inFlight = new Set<Promise<void>>();
   let failure: { error: unknown } | undefined;
-  const record = (kind: JobKind, outcome: JobOutcome): void => {
+  const record = (job: WriteJob, outcome: JobOutcome): void => {
     if (outcome === 'reconciled') {
       report.reconciled++;
       report.succeeded++;
     } else report[outcome]++;
-    options.facts?.pushJobEnded(kind, outcome === 'reconciled' ? 'succeeded' : outcome);
+    if (outcome === 'dead') report.deadJobs.push({ id: job.id, kind: job.kind, error: getJob(options.db, job.id)?.lastError ?? 'no error was recorded' });
+    options.facts?.pushJobEnded(job.kind, outcome === 'reconciled' ? 'succeeded' : outcome);
   };
 
   for (;;) {
@@ -101,7 +115,7 @@ async function runPush(options: PushOptions, workerId: string): Promise<PushRepo
       for (const job of claimed) {
         report.sent++;
         const task: Promise<void> = processJob(deps, job)
-          .then((outcome) => record(job.kind, outcome), (error: unknown) => {
+          .then((outcome) => record(job, outcome), (error: unknown) => {
             failure ??= { error };
           })
           .finally(() => inFlight.delete(task));
@@ -114,13 +128,21 @@ async function runPush(options: PushOptions, workerId: string): Promise<PushRepo
 
   if (failure !== undefined) throw failure.error;
   if (deps.unreachable.error !== null) report.unreachable = describeError(deps.unreachable.error);
-  logger.info({ ...report }, summarizePush(report));
+  const { deadJobs, ...counts } = report;
+  logger[deadJobs.length > 0 ? 'warn' : 'info']({ ...counts, deadJobs: deadJobs.map((job) => job.id) }, summarizePush(report));
   return report;
 }
 
-/** One line for the `push` command and the logs. */
+/** One line for the `push` command and the logs, naming the jobs that went dead. */
 export function summarizePush(report: PushReport): string {
   const reconciled = report.reconciled > 0 ? ` (${report.reconciled} by reconciliation)` : '';
   const recovered = report.recovered > 0 ? `, ${report.recovered} recovered from a stopped worker` : '';
-  return `push: sent ${report.sent}, succeeded ${report.succeeded}${reconciled}, retried ${report.retried}, dead ${report.dead}, unknown ${report.unknown}${recovered}`;
+  return `push: sent ${report.sent}, succeeded ${report.succeeded}${reconciled}, retried ${report.retried}, dead ${report.dead}, unknown ${report.unknown}${recovered}${describeDeadJobs(report.deadJobs)}`;
+}
+
+function describeDeadJobs(jobs: readonly DeadJob[]): string {
+  if (jobs.length === 0) return '';
+  const named = jobs.slice(0, DEAD_JOBS_NAMED).map((job) => `job ${job.id} (${job.kind}): ${job.error}`);
+  const more = jobs.length > named.length ? `; and ${jobs.length - named.length} more (queue list --state dead)` : '';
+  return `; went dead: ${named.join('; ')}${more}`;
 }
