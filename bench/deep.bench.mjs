@@ -61,8 +61,16 @@ try {
   const activities = day.report.streams.find((s) => s.stream === 'activities');
   const transactions = day.report.streams.find((s) => s.stream === 'transactions');
   const signalled = activities.signalled ?? { rows: 0, pages: 0 };
-  const changed = db.prepare("SELECT count(*) FROM transactions WHERE _change_seq > ? AND activity_state IS NOT NULL AND activity_state <> 'pending'").pluck().get(seqBefore);
-  console.log(`deep bench: a day's signals    ${n(transactions.inserted)} new transactions (${n(changed)} deciding an activity); the plain sync re-read ${n(signalled.rows)} activities in ${n(signalled.pages)} requests, of ${n(day.requests)} in all`);
+  // Decisions of activities made before the day: what the signals are for (the day's own activities come with their transactions).
+  const decided = db
+    .prepare(
+      `SELECT count(DISTINCT t.activity_id) FROM transactions t JOIN activities a ON a.id = t.activity_id
+       WHERE t._change_seq > @seq AND t.activity_state <> 'pending' AND a.created_at < (SELECT min(created_at) FROM transactions WHERE _change_seq > @seq)`,
+    )
+    .pluck()
+    .get({ seq: seqBefore });
+  const wholeRead = Math.ceil(db.prepare('SELECT count(*) FROM activities').pluck().get() / PAGE);
+  console.log(`deep bench: a day's signals    ${n(transactions.inserted)} new transactions decided ${n(decided)} older activities; the plain sync re-read ${n(signalled.rows)} activities in ${n(signalled.pages)} requests (${(decided / Math.max(1, signalled.pages)).toFixed(1)} decisions a request; a whole read of the activities is ${n(wholeRead)} pages), of ${n(day.requests)} requests in all`);
   db.close();
   if (requestRatio > TARGET_REQUESTS || timeRatio > TARGET_TIME) {
     console.log('deep bench: above target');
