@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import cron from 'node-cron';
 import { MAX_TIMER_MS } from './api/maxTimer.js';
 import { cronRangeProblem } from './cronFields.js';
-import { parseExportTarget } from './export/target.js';
+import { parseBucketPlace } from './bucket/place.js';
 import { parseListenAddress } from './metrics/listenAddress.js';
 
 /** Every setting of loyalty-sync. `config/default.json` holds the defaults; see the README for each key. */
@@ -303,7 +303,7 @@ export function plainHttpWarning(value: string, what: string): string | null {
 
 function parseTargetOrThrow(value: string, field: string): void {
   try {
-    parseExportTarget(value, field);
+    parseBucketPlace(value, field);
   } catch (error) {
     throw new ConfigError((error as Error).message);
   }

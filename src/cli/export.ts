@@ -2,7 +2,7 @@ import { join, resolve } from 'node:path';
 import { ConfigError, EXPORT_FORMATS, type ExportFormat } from '../config.js';
 import { redact } from '../log.js';
 import { EXPORT_TABLES, isExportTable, runExport, type ExportTable } from '../export/index.js';
-import { parseExportTarget, type ExportTarget } from '../export/target.js';
+import { parseBucketPlace, type BucketPlace } from '../bucket/place.js';
 import { parseCommandArgs } from './args.js';
 import { openMirror, type CommandContext } from './context.js';
 import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, UsageError } from './errors.js';
@@ -94,9 +94,9 @@ function parseFormats(value: string): ExportFormat[] {
   });
 }
 
-function parseTarget(value: string): ExportTarget {
+function parseTarget(value: string): BucketPlace {
   try {
-    return parseExportTarget(value, '--to');
+    return parseBucketPlace(value, '--to');
   } catch (error) {
     throw new UsageError((error as Error).message);
   }

@@ -1,5 +1,5 @@
 import type { ExportColumn } from './schema.js';
-import type { ByteSink } from './fileSink.js';
+import type { ByteSink } from '../bucket/byteSink.js';
 
 /** Lines of consecutive rows, as UTF-8 bytes, line ends included. */
 export interface CsvBatch {

@@ -1,6 +1,7 @@
 import { createHash, type Hash } from 'node:crypto';
 import { mkdir, open, rename, rm, type FileHandle } from 'node:fs/promises';
 import { dirname } from 'node:path';
+import type { ByteSink } from '../bucket/byteSink.js';
 
 /** Folders and files of an export hold customers' emails: owner only. */
 export const DIR_MODE = 0o700;
@@ -12,8 +13,6 @@ export const FILE_MODE = 0o600;
  */
 const FLUSH_EVERY_BYTES = 64 * 1024 * 1024;
 
-/** Where a writer puts a file's bytes: each write resolves once the bytes are out of the writer's hands. */
-export type ByteSink = Pick<FileSink, 'write'>;
 
 export interface WrittenFile {
   bytes: number;

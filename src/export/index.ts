@@ -3,4 +3,4 @@ export { lastExport, type LastExport } from './exportRuns.js';
 export { EXPORT_TABLES, isExportTable, type ExportTable } from './schema.js';
 export type { Manifest, ManifestFile, ManifestColumn } from './manifest.js';
 export { lastPublication, type LastPublication } from './publications.js';
-export { parseExportTarget, type ExportTarget } from './target.js';
+export { parseBucketPlace, type BucketPlace } from '../bucket/place.js';

@@ -2,7 +2,7 @@ import { join, resolve, sep } from 'node:path';
 import { STREAM_NAMES, type Config, type ExportFormat } from '../config.js';
 import type { Db } from '../db/open.js';
 import { MANIFEST_DIR } from './layout.js';
-import { parseExportTarget } from './target.js';
+import { parseBucketPlace } from '../bucket/place.js';
 
 /**
  * Where a run's files landed, as the daily export and `status --check` tell runs apart: a bucket target
@@ -13,7 +13,7 @@ export type ExportPlace = { where: 'bucket'; url: string } | { where: 'local'; d
 /** The place a plain `export`, `once` and `run` deliver to: export.url's bucket when set, else export.dir. */
 export function configuredPlace(config: Readonly<Pick<Config, 'export'>>): ExportPlace {
   if (config.export.url === '') return { where: 'local', dir: resolve(config.export.dir) };
-  return { where: 'bucket', url: parseExportTarget(config.export.url, 'export.url').url };
+  return { where: 'bucket', url: parseBucketPlace(config.export.url, 'export.url').url };
 }
 
 /** The place in a sentence: the bucket's URL, or the export folder's path. */

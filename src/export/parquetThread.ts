@@ -1,7 +1,7 @@
 import { Worker } from 'node:worker_threads';
 import { wholeBuffer } from '../transferable.js';
 import { workerScript } from '../workerScript.js';
-import type { ByteSink } from './fileSink.js';
+import type { ByteSink } from '../bucket/byteSink.js';
 import type { ParquetReply, ParquetRequest, ParquetWorkerData } from './parquetMessages.js';
 
 /** Batches handed to the encoding thread and not yet taken by its writer: enough to keep it busy, few enough to bound memory. */

@@ -2,7 +2,7 @@ import { setImmediate as turn } from 'node:timers/promises';
 import { Field, RecordBatch, Schema, Struct, Table, makeData, tableToIPC } from 'apache-arrow';
 import { buildColumn, pieceKind, type ParquetColumn } from './arrowColumns.js';
 import { cellText, type BatchColumn, type ColumnBatch } from './columnBatches.js';
-import type { ByteSink } from './fileSink.js';
+import type { ByteSink } from '../bucket/byteSink.js';
 import { addInvalidValues, type InvalidValues } from './invalidValues.js';
 import { startEncoderThread, type EncoderThread } from './parquetThread.js';
 import { compileParquetWasm } from './wasm.js';

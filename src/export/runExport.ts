@@ -18,7 +18,7 @@ import { applyRetention } from './retention.js';
 import { dropExpiredRunLocks, holdRunLock, isRunLive } from './runLock.js';
 import { EXPORT_TABLES, tableSchema, type ExportTable } from './schema.js';
 import { Snapshot } from './snapshot.js';
-import { parseExportTarget, type ExportTarget } from './target.js';
+import { parseBucketPlace, type BucketPlace } from '../bucket/place.js';
 import { writeTableFile, type PendingFile } from './writeTableFile.js';
 import { DiskDeltaStore } from './delta/diskStore.js';
 import { DELTA_DIR, exportDeltaTables, holdDeltaLock, type DeltaPlace } from './delta/exportDelta.js';
@@ -37,7 +37,7 @@ export interface ExportOptions {
   /** Only rows changed since the previous successful export of each table. */
   sinceLast?: boolean;
   /** Where to publish the run (`export --to`); default config.export.url, and none when that is empty. */
-  target?: ExportTarget;
+  target?: BucketPlace;
   /** The run's clock (run id and partition date); default now. */
   now?: Date;
   signal?: AbortSignal;
@@ -122,7 +122,7 @@ async function exportRun(options: ExportOptions & { now: Date }, run: RunContext
   const tables = unique(options.tables ?? [...STREAM_NAMES]);
   const date = partitionDate(now);
   const requestedKind = options.sinceLast ? 'since_last' : 'full';
-  const target = options.target ?? (config.export.url === '' ? null : parseExportTarget(config.export.url, 'export.url'));
+  const target = options.target ?? (config.export.url === '' ? null : parseBucketPlace(config.export.url, 'export.url'));
   const keepLocal = target === null || config.export.keepLocal;
   const isLive = (otherRunId: string): boolean => isRunLive(db, otherRunId);
   const abandonedRunIds = settleAbandonedRuns(db, new Date().toISOString(), isLive);

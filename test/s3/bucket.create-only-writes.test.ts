@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createBucketClient, type BucketClient } from '../../src/export/bucket/client.js';
-import { createOnlyWritesAt, PROBE_PATH, probeCreateOnly } from '../../src/export/bucket/createOnlyWrites.js';
-import { BucketObjects } from '../../src/export/bucket/objects.js';
+import { createBucketClient, type BucketClient } from '../../src/bucket/client.js';
+import { createOnlyWritesAt, PROBE_PATH, probeCreateOnly } from '../../src/bucket/createOnlyWrites.js';
+import { BucketObjects } from '../../src/bucket/objects.js';
 import { recordingLogger } from '../helpers/sync.js';
 import { startConditionalPutProxy, type ConditionalPutProxy } from './conditionalPutProxy.js';
 import { startFaultProxy, type FaultProxy } from './faultProxy.js';

@@ -3,10 +3,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { STREAM_NAMES, type Config } from '../../src/config.js';
 import type { Db } from '../../src/db/open.js';
 import type { ApiRecord } from '../../src/db/upsertRecords.js';
-import { createBucketClient } from '../../src/export/bucket/client.js';
+import { createBucketClient } from '../../src/bucket/client.js';
 import { BucketDeltaStore } from '../../src/export/delta/bucketStore.js';
 import { runExport } from '../../src/export/index.js';
-import { parseExportTarget } from '../../src/export/target.js';
+import { parseBucketPlace } from '../../src/bucket/place.js';
 import { exportConfig, fillMirror, silentLogger, tempDir, upsert } from '../export/helpers.js';
 import { deltaRows, liveMirrorRows } from '../export/delta/mirrorRows.js';
 import { readDeltaTable } from '../helpers/deltaTable.js';
@@ -47,7 +47,7 @@ describe('Delta tables in a bucket behind a faulty network path', () => {
 
   async function expectEqual(): Promise<void> {
     const client = createBucketClient(config.export.s3);
-    const target = parseExportTarget(config.export.url, 'export.url');
+    const target = parseBucketPlace(config.export.url, 'export.url');
     for (const stream of STREAM_NAMES) {
       const expected = liveMirrorRows(db, stream);
       const inBucket = await readDeltaTable(BucketDeltaStore.create(client, target, stream, silentLogger, { partSizeBytes: 5 * 1024 * 1024 }));

@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { CreateMultipartUploadCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createBucketClient, type BucketClient } from '../../src/export/bucket/client.js';
-import { PROBE_PATH } from '../../src/export/bucket/createOnlyWrites.js';
+import { createBucketClient, type BucketClient } from '../../src/bucket/client.js';
+import { PROBE_PATH } from '../../src/bucket/createOnlyWrites.js';
 import { BucketDeltaStore } from '../../src/export/delta/bucketStore.js';
-import type { ExportTarget } from '../../src/export/target.js';
+import type { BucketPlace } from '../../src/bucket/place.js';
 import { recordingLogger } from '../helpers/sync.js';
 import { startConditionalPutProxy, type ConditionalPutProxy } from './conditionalPutProxy.js';
 import { startFaultProxy, type FaultProxy, type WriteFault, type WriteSeen } from './faultProxy.js';
@@ -26,7 +26,7 @@ function clientFor(endpoint: string): BucketClient {
 describe('a Delta table in a bucket', () => {
   const s3 = storeClient();
   let bucket: string;
-  let target: ExportTarget;
+  let target: BucketPlace;
   let proxy: FaultProxy;
   let fault: ((write: WriteSeen) => WriteFault) | null = null;
 

@@ -2,7 +2,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Db } from '../../src/db/open.js';
-import { createBucketClient } from '../../src/export/bucket/client.js';
+import { createBucketClient } from '../../src/bucket/client.js';
 import { BucketDeltaStore } from '../../src/export/delta/bucketStore.js';
 import { readTableState } from '../../src/export/delta/logReader.js';
 import { bigTransactionsMirror } from '../export/bigMirror.js';

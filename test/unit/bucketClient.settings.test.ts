@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Config } from '../../src/config.js';
-import { createBucketClient } from '../../src/export/bucket/client.js';
+import { createBucketClient } from '../../src/bucket/client.js';
 
 const settings = (overrides: Partial<Config['export']['s3']> = {}): Config['export']['s3'] => ({ endpoint: '', region: '', forcePathStyle: false, partSizeMiB: 16, ...overrides });
 

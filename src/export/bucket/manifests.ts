@@ -1,6 +1,6 @@
 import { MANIFEST_DIR, POINTER_MANIFESTS, runIdOfManifestPath } from '../layout.js';
 import type { Manifest } from '../manifest.js';
-import type { BucketObjects, StoredObject } from './objects.js';
+import type { BucketObjects, StoredObject } from '../../bucket/objects.js';
 
 export interface PublishedRun {
   runId: string;

@@ -7,11 +7,11 @@ import { manifestText, type Manifest, type ManifestFile } from '../manifest.js';
 import { newestRuns } from '../retention.js';
 import { EXPORT_TABLES } from '../schema.js';
 import type { FileCopy } from '../writeTableFile.js';
-import type { ExportTarget } from '../target.js';
-import { createBucketClient } from './client.js';
+import type { BucketPlace } from '../../bucket/place.js';
+import { createBucketClient } from '../../bucket/client.js';
 import { pointedRunIds, readPublishedRuns } from './manifests.js';
-import { BucketObjects, type StoredObject } from './objects.js';
-import { StreamingUpload } from './streamingUpload.js';
+import { BucketObjects, type StoredObject } from '../../bucket/objects.js';
+import { StreamingUpload } from '../../bucket/streamingUpload.js';
 
 const HOUR_MS = 60 * 60 * 1000;
 const MIB = 1024 * 1024;
@@ -56,7 +56,7 @@ export class BucketPublisher {
     private readonly logger: Logger,
   ) {}
 
-  static create(settings: Readonly<Config['export']['s3']>, target: ExportTarget, logger: Logger): BucketPublisher {
+  static create(settings: Readonly<Config['export']['s3']>, target: BucketPlace, logger: Logger): BucketPublisher {
     const child = logger.child({ target: target.url });
     const client = createBucketClient(settings);
     // endpointLabel is the custom endpoint's URL, or a name (AWS S3 itself, always https) that is no URL.

@@ -1,10 +1,10 @@
 import { createHash, type Hash } from 'node:crypto';
 import type { Logger } from '../../log.js';
-import type { BucketClient } from '../bucket/client.js';
-import { createOnlyWritesAt, putCreateOnly, type CreateOnlyWrites } from '../bucket/createOnlyWrites.js';
-import { BucketObjects, type StoredObject } from '../bucket/objects.js';
-import { StreamingUpload } from '../bucket/streamingUpload.js';
-import type { ExportTarget } from '../target.js';
+import type { BucketClient } from '../../bucket/client.js';
+import { createOnlyWritesAt, putCreateOnly, type CreateOnlyWrites } from '../../bucket/createOnlyWrites.js';
+import { BucketObjects, type StoredObject } from '../../bucket/objects.js';
+import { StreamingUpload } from '../../bucket/streamingUpload.js';
+import type { BucketPlace } from '../../bucket/place.js';
 import type { DataFileSink, DeltaStore, StoredEntry } from './store.js';
 
 const LOG_DIR = '_delta_log/';
@@ -49,9 +49,9 @@ export class BucketDeltaStore implements DeltaStore {
    * The store of `table` at `target`. Pass the client every table of the export shares (for instance
    * the publisher's `objects.client`, or one `createBucketClient(config.export.s3)`).
    */
-  static create(client: BucketClient, target: ExportTarget, table: string, logger: Logger, options: BucketDeltaStoreOptions): BucketDeltaStore {
+  static create(client: BucketClient, target: BucketPlace, table: string, logger: Logger, options: BucketDeltaStoreOptions): BucketDeltaStore {
     if (!/^[A-Za-z0-9_-]+$/.test(table)) throw new Error(`A Delta table name must be letters, digits, "_" or "-"; got "${table}".`);
-    const root: ExportTarget = { bucket: target.bucket, prefix: `${target.prefix}/delta/${table}`, url: `${target.url}/delta/${table}` };
+    const root: BucketPlace = { bucket: target.bucket, prefix: `${target.prefix}/delta/${table}`, url: `${target.url}/delta/${table}` };
     const child = logger.child({ delta: root.url });
     return new BucketDeltaStore(new BucketObjects(client, root, child), new BucketObjects(client, target, logger), options.partSizeBytes, child);
   }

@@ -1,4 +1,4 @@
-import type { ByteSink } from '../fileSink.js';
+import type { ByteSink } from '../../bucket/byteSink.js';
 
 /** An object under a Delta table's root. */
 export interface StoredEntry {

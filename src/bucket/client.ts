@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { S3Client } from '@aws-sdk/client-s3';
-import { ConfigError, type Config } from '../../config.js';
-import { registerSecret } from '../../log.js';
+import { ConfigError, type Config } from '../config.js';
+import { registerSecret } from '../log.js';
 
 /** Tries of one request (the first included) on throttling, 5xx and dropped connections: the SDK's standard backoff with jitter. */
 const MAX_ATTEMPTS = 8;

@@ -1,5 +1,5 @@
-/** Where a run is published besides (or instead of) the local export folder: `s3://BUCKET/PREFIX`. */
-export interface ExportTarget {
+/** A place in a bucket, `s3://BUCKET/PREFIX`: where exports are published (`export.url`) or the state is kept (`state.url`). */
+export interface BucketPlace {
   bucket: string;
   /** Without leading or trailing slash; never empty, so the layout's keys never sit at a bucket's root. */
   prefix: string;
@@ -14,11 +14,11 @@ const BUCKET_NAME = /^[a-z0-9][a-z0-9._-]{1,61}[a-z0-9]$/;
 const IP_ADDRESS = /^\d{1,3}(\.\d{1,3}){3}$/;
 
 /**
- * Parses `s3://BUCKET/PREFIX`. A prefix is required: the export deletes leftovers and expired runs by
+ * Parses `s3://BUCKET/PREFIX`. A prefix is required: the export and the state delete their own objects by
  * key, and a prefix keeps that away from whatever else the bucket holds. Throws one sentence naming
  * `field` and the value.
  */
-export function parseExportTarget(value: string, field: string): ExportTarget {
+export function parseBucketPlace(value: string, field: string): BucketPlace {
   const fail = (expected: string): never => {
     throw new Error(`${field} is "${value}"; expected ${expected}.`);
   };

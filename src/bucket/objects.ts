@@ -10,8 +10,8 @@ import {
   PutObjectCommand,
   type PutObjectCommandInput,
 } from '@aws-sdk/client-s3';
-import type { Logger } from '../../log.js';
-import type { ExportTarget } from '../target.js';
+import type { Logger } from '../log.js';
+import type { BucketPlace } from './place.js';
 import type { BucketClient } from './client.js';
 import { BucketError, describeBucketError, isNotFound, isNotImplemented } from './errors.js';
 import { withTries } from './tries.js';
@@ -47,7 +47,7 @@ export interface OpenUpload {
 export class BucketObjects {
   constructor(
     readonly client: BucketClient,
-    readonly target: ExportTarget,
+    readonly target: BucketPlace,
     private readonly logger: Logger,
   ) {}
 

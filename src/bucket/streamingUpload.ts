@@ -5,7 +5,7 @@ import {
   type CompletedPart,
 } from '@aws-sdk/client-s3';
 import { crc32 } from 'node:zlib';
-import type { ByteSink } from '../fileSink.js';
+import type { ByteSink } from './byteSink.js';
 import { BucketError, isNotFound } from './errors.js';
 import type { BucketObjects } from './objects.js';
 import { readUntil } from './tries.js';

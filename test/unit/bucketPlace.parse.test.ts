@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { parseExportTarget } from '../../src/export/target.js';
+import { parseBucketPlace } from '../../src/bucket/place.js';
 
-describe('parseExportTarget', () => {
+describe('parseBucketPlace', () => {
   it('splits a target into bucket and prefix, without trailing slashes', () => {
-    expect(parseExportTarget('s3://exports/loyalty/prod/', '--to')).toEqual({ bucket: 'exports', prefix: 'loyalty/prod', url: 's3://exports/loyalty/prod' });
+    expect(parseBucketPlace('s3://exports/loyalty/prod/', '--to')).toEqual({ bucket: 'exports', prefix: 'loyalty/prod', url: 's3://exports/loyalty/prod' });
     // Google Cloud Storage bucket names may hold underscores.
-    expect(parseExportTarget('s3://acme_exports/loyalty', '--to').bucket).toBe('acme_exports');
+    expect(parseBucketPlace('s3://acme_exports/loyalty', '--to').bucket).toBe('acme_exports');
   });
 
   it.each([
@@ -16,6 +16,6 @@ describe('parseExportTarget', () => {
     ['s3://ab/loyalty', /^--to is "s3:\/\/ab\/loyalty"; expected a bucket name of 3 to 63/],
     ['s3://exports', /^--to is "s3:\/\/exports"; expected a prefix after the bucket/],
   ])('refuses %j in one sentence naming the value', (value, message) => {
-    expect(() => parseExportTarget(value, '--to')).toThrow(message);
+    expect(() => parseBucketPlace(value, '--to')).toThrow(message);
   });
 });
