@@ -61,6 +61,15 @@ export interface Config {
       partSizeMiB: number;
     };
   };
+  /** The mirror's state in a bucket, for jobs without a volume (README "State in the bucket"). */
+  state: {
+    /** `s3://BUCKET/PREFIX` holding the state, its lease and the write inbox; empty: the mirror file is the only copy. Uses `export.s3`. */
+    url: string;
+    /** How long a run's lease lasts unless renewed; a killed run's lease frees the state this long after its last renewal. */
+    leaseSeconds: number;
+    /** How long a command other than `once` waits for another run's lease before it gives up. */
+    leaseWaitSeconds: number;
+  };
   /** The sampled verify of `once --verify` and of `run`'s schedule.verify. */
   verify: { requests: number };
   schedule: { timezone: string; sync: string; push: string; refresh: string; deepRefresh: string; export: string; verify: string };
@@ -95,6 +104,7 @@ const ENV_OVERRIDES: ReadonlyArray<[variable: string, path: string]> = [
   ['LOYALTY_DB', 'db.path'],
   ['LOYALTY_EXPORT_DIR', 'export.dir'],
   ['LOYALTY_EXPORT_URL', 'export.url'],
+  ['LOYALTY_STATE_URL', 'state.url'],
   ['LOG_LEVEL', 'log.level'],
   ['LOYALTY_METRICS_LISTEN', 'runtime.metricsListen'],
 ];
@@ -217,6 +227,10 @@ function validate(config: Config): void {
   validateEndpoint(config.export.s3.endpoint);
   // S3 allows 5 MiB to 5 GiB per part; 10,000 parts of the largest size cover any export file.
   integer('export.s3.partSizeMiB', config.export.s3.partSizeMiB, 5, 5120);
+  if (config.state.url !== '') parseTargetOrThrow(config.state.url, 'Config key "state.url" (or LOYALTY_STATE_URL)');
+  // A lease shorter than a few seconds would be renewed more often than a store round trip allows.
+  integer('state.leaseSeconds', config.state.leaseSeconds, 3, Math.floor(MAX_TIMER_MS / 1000));
+  integer('state.leaseWaitSeconds', config.state.leaseWaitSeconds, 0, Math.floor(MAX_TIMER_MS / 1000));
   integer('verify.requests', config.verify.requests, 1);
   validateTimezone(config.schedule.timezone);
   for (const job of ['sync', 'push', 'refresh', 'deepRefresh', 'export', 'verify'] as const) {
