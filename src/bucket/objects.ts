@@ -1,4 +1,7 @@
 import { createHash } from 'node:crypto';
+import { createWriteStream } from 'node:fs';
+import { Readable, Transform } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import {
   AbortMultipartUploadCommand,
   DeleteObjectCommand,
@@ -134,6 +137,37 @@ export class BucketObjects {
         async () => {
           const answer = await this.client.s3.send(new GetObjectCommand({ Bucket: this.target.bucket, Key: this.key(path) }));
           return Buffer.from((await answer.Body?.transformToByteArray()) ?? new Uint8Array(0));
+        },
+      );
+    } catch (error) {
+      if (isNotFound(error)) return null;
+      throw this.failure('GetObject', error);
+    }
+  }
+
+  /**
+   * Streams the object into `file` (replacing it), hashing as it goes; null when there is none. A body
+   * cut off midway is fetched again from the start.
+   */
+  async download(path: string, file: string): Promise<{ bytes: number; sha256: string } | null> {
+    try {
+      return await withTries(
+        TRIES,
+        (error) => !isNotFound(error),
+        async () => {
+          const answer = await this.client.s3.send(new GetObjectCommand({ Bucket: this.target.bucket, Key: this.key(path) }));
+          const hash = createHash('sha256');
+          let bytes = 0;
+          const body = answer.Body as Readable | undefined;
+          const counted = new Transform({
+            transform(chunk: Buffer, _encoding, done) {
+              hash.update(chunk);
+              bytes += chunk.byteLength;
+              done(null, chunk);
+            },
+          });
+          await pipeline(body ?? Readable.from([]), counted, createWriteStream(file, { mode: 0o600 }));
+          return { bytes, sha256: hash.digest('hex') };
         },
       );
     } catch (error) {

@@ -3,6 +3,7 @@ import { createApiClient, type ApiClient } from '../api/client.js';
 import type { Config } from '../config.js';
 import { openDatabase, openDatabaseForReading, type Db } from '../db/open.js';
 import type { Logger } from '../log.js';
+import type { StateSession } from '../state/session.js';
 import { UsageError } from './errors.js';
 
 /** What every command receives from the dispatcher: no module-level singletons. */
@@ -11,6 +12,8 @@ export interface CommandContext {
   logger: Logger;
   stdout: Writable;
   stderr: Writable;
+  /** With `state.url`: the state in the bucket, under this run's lease (absent for commands that keep none). */
+  state?: StateSession;
 }
 
 /**

@@ -5,9 +5,13 @@ import { EXIT_FAILED, EXIT_USAGE, UsageError } from './errors.js';
 import { describeError } from '../api/errors.js';
 import { LockBusyError } from '../runtime/lock.js';
 import { isDamagedDatabase, mirrorError } from '../db/open.js';
+import type { LeaseMode } from '../state/session.js';
+import { runWithState } from './withState.js';
 
 interface CommandEntry {
   summary: string;
+  /** With `state.url` set: how the command holds the state in the bucket (see src/state/session.ts); none for commands that do not use the mirror. */
+  state?: (argv: readonly string[]) => LeaseMode;
   /** Whether the command reads the config (simulate and help do not need it). */
   needsConfig: boolean;
   run: (argv: string[], ctx: CommandContext) => Promise<number>;
@@ -15,36 +19,43 @@ interface CommandEntry {
 
 const COMMANDS: Record<string, CommandEntry> = {
   sync: {
+    state: () => 'wait',
     summary: 'pull the streams incrementally into the mirror (--stream NAME… --full --refresh --deep --accept-removals)',
     needsConfig: true,
     run: async (argv, ctx) => (await import('./sync.js')).syncCommand(argv, ctx),
   },
   push: {
+    state: () => 'wait',
     summary: 'send the due jobs of the write queue',
     needsConfig: true,
     run: async (argv, ctx) => (await import('./push.js')).pushCommand(argv, ctx),
   },
   export: {
+    state: () => 'wait',
     summary: 'write one consistent CSV/Parquet snapshot of the mirror and bring its Delta Lake tables up to date, and publish to object storage with --to (--format csv,parquet,delta --table NAME… --since-last --to s3://BUCKET/PREFIX)',
     needsConfig: true,
     run: async (argv, ctx) => (await import('./export.js')).exportCommand(argv, ctx),
   },
   once: {
+    state: () => 'skip',
     summary: 'sync, then push, then export; exit 0 only if all succeeded (for cron containers; --verify, --export-daily, --accept-removals, --metrics-file PATH, --pushgateway URL)',
     needsConfig: true,
     run: async (argv, ctx) => (await import('./once.js')).onceCommand(argv, ctx),
   },
   run: {
+    state: () => 'wait',
     summary: 'stay up and run sync, refresh, push, export and verify on the configured schedules until SIGTERM/SIGINT (--metrics-listen HOST:PORT)',
     needsConfig: true,
     run: async (argv, ctx) => (await import('./run.js')).runCommand(argv, ctx),
   },
   status: {
+    state: () => 'read',
     summary: 'per stream rows, watermark, last success and lag; queue counts; last export, publication and verify; lock holder; schema drift (--json; --check exits 1 when unhealthy)',
     needsConfig: true,
     run: async (argv, ctx) => (await import('./status.js')).statusCommand(argv, ctx),
   },
   verify: {
+    state: () => 'wait',
     summary: 'show that the mirror equals the API, and repair it where it does not (--stream NAME… --full --requests N --repair --accept-removals --json)',
     needsConfig: true,
     run: async (argv, ctx) => (await import('./verify.js')).verifyCommand(argv, ctx),
@@ -55,6 +66,7 @@ const COMMANDS: Record<string, CommandEntry> = {
     run: async (argv, ctx) => (await import('./whoami.js')).whoamiCommand(argv, ctx),
   },
   queue: {
+    state: (argv) => (argv[0] === 'list' ? 'read' : 'wait'),
     summary: 'enqueue writes (add-points, update-review, delete-review, create-order, claim-reward, import FILE.csv) and steer the queue (list, retry, cancel)',
     needsConfig: true,
     run: async (argv, ctx) => (await import('./queue.js')).queueCommand(argv, ctx),
@@ -85,7 +97,7 @@ function usage(): string {
     '',
     'Run "loyalty-sync <command> --help" for the options of a command.',
     '',
-    'Environment: LOYALTY_API_KEY, LOYALTY_BASE_URL, LOYALTY_DB, LOYALTY_EXPORT_DIR, LOYALTY_EXPORT_URL, LOYALTY_METRICS_LISTEN, LOYALTY_CONFIG, LOG_LEVEL;',
+    'Environment: LOYALTY_API_KEY, LOYALTY_BASE_URL, LOYALTY_DB, LOYALTY_EXPORT_DIR, LOYALTY_EXPORT_URL, LOYALTY_STATE_URL, LOYALTY_METRICS_LISTEN, LOYALTY_CONFIG, LOG_LEVEL;',
     'object storage: the AWS provider chain (AWS_ACCESS_KEY_ID, AWS_PROFILE, web identity, roles), AWS_ENDPOINT_URL_S3, AWS_REGION.',
     'Exit codes: 0 success; 1 the job failed (API, I/O); 2 bad usage or bad config.',
     '',
@@ -133,7 +145,8 @@ export async function main(argv: string[]): Promise<number> {
     mirrorPath = config.db.path;
     const logger = createLogger({ level: config.log.level });
     const ctx: CommandContext = { config, logger, stdout: process.stdout, stderr: process.stderr };
-    const code = await entry.run(commandArgs, ctx);
+    const asksForHelp = commandArgs.includes('--help') || commandArgs.includes('-h');
+    const code = config.state.url !== '' && entry.state !== undefined && !asksForHelp ? await runWithState(name, entry.state(commandArgs), (withState) => entry.run(commandArgs, withState), ctx) : await entry.run(commandArgs, ctx);
     logger.flush();
     return code;
   } catch (error) {

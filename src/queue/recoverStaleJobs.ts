@@ -1,6 +1,6 @@
 import type { Db } from '../db/open.js';
 import { rowToJob, type WriteJob, type WriteJobRow } from './types.js';
-import { isWorkerGone } from './worker.js';
+import { isLiveHere, isWorkerGone } from './worker.js';
 
 const ABANDONED = 'the worker sending it stopped before its outcome was recorded';
 
@@ -8,14 +8,18 @@ const ABANDONED = 'the worker sending it stopped before its outcome was recorded
  * Jobs left `running` by a worker that is gone (killed, crashed) may or may not have reached the
  * API, so they get the ambiguous-failure rules: reviews are idempotent and go back to the queue;
  * orders go back in doubt (looked up before any resend); points and claims become `unknown`.
- * Returns the jobs recovered, in their state before recovery.
+ * Returns the jobs recovered, in their state before recovery. `othersGone`: the caller knows that no
+ * worker outside this process can be at work (it holds the state's lease, and the jobs came from the
+ * bucket), so another host's lock need not age first.
  */
-export function recoverStaleJobs(db: Db, options: { workerId: string; now: Date }): WriteJob[] {
+export function recoverStaleJobs(db: Db, options: { workerId: string; now: Date; othersGone?: boolean }): WriteJob[] {
   const at = options.now.toISOString();
   return db
     .transaction(() => {
       const running = (db.prepare(`SELECT * FROM write_jobs WHERE state = 'running' ORDER BY id`).all() as WriteJobRow[]).map(rowToJob);
-      const stale = running.filter((job) => isWorkerGone(job.lockedBy, job.lockedAt, options.workerId, options.now));
+      const stale = running.filter((job) =>
+        options.othersGone ? !isLiveHere(job.lockedBy, options.workerId) : isWorkerGone(job.lockedBy, job.lockedAt, options.workerId, options.now),
+      );
       const update = db.prepare(
         `UPDATE write_jobs
          SET state = CASE WHEN kind IN ('add_points', 'claim_reward') THEN 'unknown' ELSE 'queued' END,

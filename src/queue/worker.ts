@@ -21,6 +21,11 @@ export function stopWorker(id: string): void {
   liveWorkers.delete(id);
 }
 
+/** Whether the worker is this process's and still at work. */
+export function isLiveHere(lockedBy: string | null, self: string): boolean {
+  return lockedBy !== null && (lockedBy === self || liveWorkers.has(lockedBy));
+}
+
 /**
  * True when the worker that locked a job can no longer finish it. On this host the pid says so
  * (under our own pid, a worker that is not live is an earlier run of this process, or an earlier

@@ -5,8 +5,9 @@ import { isDamagedDatabase, mirrorError, type Db } from '../db/open.js';
 import { runExport, type ExportTable } from '../export/index.js';
 import type { ManifestDeltaTable } from '../export/manifest.js';
 import type { Logger } from '../log.js';
+import type { StateSession } from '../state/session.js';
 import type { OpsFacts } from '../metrics/facts.js';
-import { pushDueJobs, summarizePush } from '../queue/index.js';
+import { pushDueJobs, summarizePush, type PushOptions } from '../queue/index.js';
 import { deepRefreshFacts } from './deepRefreshFacts.js';
 import { queueFacts } from './queueFacts.js';
 import { lastVerifyFact } from './verifyFacts.js';
@@ -24,6 +25,8 @@ export interface WorkerDeps {
   logger: Logger;
   /** Where the jobs tell what they did (metrics); none by default. */
   facts?: OpsFacts;
+  /** With `state.url`: the state in the bucket, saved before each send of a write. */
+  state?: StateSession;
 }
 
 export interface JobOutcome {
@@ -52,6 +55,21 @@ export interface JobOptions {
   exportSignal?: AbortSignal;
 }
 
+/**
+ * With a state in the bucket, jobs' `running` mark reaches the bucket before they are sent, the lease
+ * must still be this run's at each send, and jobs a previous run left running are recovered at once.
+ */
+export function statePushHooks(state: StateSession | undefined): Pick<PushOptions, 'beforeSend' | 'othersGone'> {
+  if (state === undefined) return {};
+  return {
+    beforeSend: async () => {
+      await state.save();
+      await state.ensureLease();
+    },
+    othersGone: true,
+  };
+}
+
 /** Runs one job once and turns its report, or its failure, into one line. Never throws. */
 export async function runJob(job: JobName, deps: WorkerDeps, signal?: AbortSignal, options: JobOptions = {}): Promise<JobOutcome> {
   const logger = deps.logger.child({ job });
@@ -72,7 +90,7 @@ export async function runJob(job: JobName, deps: WorkerDeps, signal?: AbortSigna
         return { job, ok: report.ok, summary: `${job}: ${parts.join(', ')}` };
       }
       case 'push': {
-        const report = await pushDueJobs({ ...deps, logger, signal });
+        const report = await pushDueJobs({ ...deps, logger, signal, ...statePushHooks(deps.state) });
         deps.facts?.queueCounted(...queueFacts(deps.db));
         const unreachable = report.unreachable === null ? '' : `; stopped: the API at ${deps.config.api.baseUrl} could not be reached (${report.unreachable})`;
         // A job that went dead is a write that will not happen without a person: the run failed.

@@ -72,7 +72,8 @@ export async function withWorker<T>(
     });
     if (health) lock.lost.addEventListener('abort', () => health.lockLost(), { once: true });
     try {
-      return await work({ db, client, config, logger, facts }, AbortSignal.any([shutdown.signal, lock.lost]), AbortSignal.any([shutdown.deadline, lock.lost]));
+      const lost = [lock.lost, ...(ctx.state ? [ctx.state.lostSignal] : [])];
+      return await work({ db, client, config, logger, facts, state: ctx.state }, AbortSignal.any([shutdown.signal, ...lost]), AbortSignal.any([shutdown.deadline, ...lost]));
     } finally {
       lock.release();
     }

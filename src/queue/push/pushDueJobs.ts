@@ -8,6 +8,7 @@ import { claimDueJobs } from '../claimDueJobs.js';
 import { getJob } from '../getJob.js';
 import { listUnknownJobs } from '../listUnknownJobs.js';
 import { recoverStaleJobs } from '../recoverStaleJobs.js';
+import { releaseJob } from '../releaseJob.js';
 import type { JobKind, WriteJob } from '../types.js';
 import { startWorker, stopWorker } from '../worker.js';
 import { processJob, reconcileUnknown, type JobOutcome, type PushDeps } from './processJob.js';
@@ -30,6 +31,14 @@ export interface PushOptions {
   now?: () => Date;
   /** Told how each job ended; none by default. */
   facts?: Pick<OpsFacts, 'pushJobEnded'>;
+  /**
+   * Called with the jobs just marked `running`, before any of them is sent: a state kept in a bucket
+   * saves that mark there first, so a run killed mid-send leaves them `running` (then `unknown`),
+   * never `queued` to be sent again. Throwing stops the push before those jobs are sent.
+   */
+  beforeSend?: (jobs: readonly WriteJob[]) => Promise<void>;
+  /** No worker outside this process can be at work on these jobs (the state's lease is held): jobs left `running` are recovered at once. */
+  othersGone?: boolean;
 }
 
 export interface PushReport {
@@ -82,7 +91,7 @@ async function runPush(options: PushOptions, workerId: string): Promise<PushRepo
   const deps: PushDeps = { db: options.db, client: options.client, config: options.config, logger, workerId, now, unreachable: { error: null } };
   const report: PushReport = { sent: 0, succeeded: 0, reconciled: 0, retried: 0, dead: 0, unknown: 0, recovered: 0, unreachable: null, deadJobs: [] };
 
-  const recovered = recoverStaleJobs(options.db, { workerId, now: now() });
+  const recovered = recoverStaleJobs(options.db, { workerId, now: now(), othersGone: options.othersGone });
   report.recovered = recovered.length;
   for (const job of recovered) logger.warn({ jobId: job.id, kind: job.kind }, 'job left running by a worker that is gone; handled as an unclear failure');
 
@@ -112,6 +121,16 @@ async function runPush(options: PushOptions, workerId: string): Promise<PushRepo
     // Once the API cannot be reached at all, each further job would only wait out its own retries.
     if (failure === undefined && !options.signal?.aborted && deps.unreachable.error === null) {
       const claimed = claimDueJobs(options.db, { workerId, limit: options.config.push.concurrency - inFlight.size, now: now(), dueBy: startedAt });
+      if (claimed.length > 0 && options.beforeSend) {
+        try {
+          await options.beforeSend(claimed);
+        } catch (error) {
+          failure ??= { error };
+          // Not sent: back to the queue here, so this mirror does not show them running for a later push to recover as unclear.
+          for (const job of claimed) releaseJob(options.db, { id: job.id, workerId, now: now() });
+          claimed.length = 0;
+        }
+      }
       for (const job of claimed) {
         report.sent++;
         const task: Promise<void> = processJob(deps, job)

@@ -1,0 +1,322 @@
+import { randomUUID } from 'node:crypto';
+import { existsSync, renameSync, rmSync } from 'node:fs';
+import { hostname } from 'node:os';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { createBucketClient } from '../bucket/client.js';
+import { createOnlyWritesAt } from '../bucket/createOnlyWrites.js';
+import { BucketObjects } from '../bucket/objects.js';
+import { parseBucketPlace, type BucketPlace } from '../bucket/place.js';
+import { trackStoreClock, type StoreClock } from '../bucket/storeClock.js';
+import type { Config } from '../config.js';
+import { openDatabase, type Db } from '../db/open.js';
+import type { Logger } from '../log.js';
+import { changedSince, createStateTables, installChangeTracking, readLocalMark, writeLocalMark } from './changeTracking.js';
+import { LeaseHeldError, LeaseLostError, StateError } from './errors.js';
+import { describeHolder, leaseVerdict, LOG_FORMAT, type EntryKind, type LeaseHolder, type LogEntry, type StateManifest } from './leaseLog.js';
+import { restoreMirror, type RestoreReport } from './restoreMirror.js';
+import { prepareSave } from './saveState.js';
+import { StateLog } from './stateLog.js';
+
+/** How often a waiting command looks at the lease again. */
+const WAIT_POLL_MS = 2000;
+
+/** What a command asks of the state: `skip` (once) leaves at once when the lease is held, `wait` waits a bounded time, `read` takes no lease (status, queue list). */
+export type LeaseMode = 'skip' | 'wait' | 'read';
+
+export interface StateSessionOptions {
+  config: Readonly<Config>;
+  logger: Logger;
+  command: string;
+  mode: LeaseMode;
+  signal?: AbortSignal;
+}
+
+/** What the metrics hear of the state: restores, saves, and runs that skipped. */
+export interface StateFacts {
+  restored(report: RestoreReport): void;
+  saved(save: { bytes: number; seconds: number; kind: 'base' | 'segment' }): void;
+  leaseSkipped(): void;
+}
+
+export type BeginResult = { session: StateSession } | { skipped: LeaseHeldError };
+
+export interface SaveReport {
+  kind: 'base' | 'segment' | 'none';
+  bytes: number;
+  seconds: number;
+}
+
+/**
+ * Opens the state at `state.url` for one command: probes that the store enforces create-only
+ * writes, takes the lease (unless `read`), restores the mirror when it is missing or behind the
+ * bucket's, and installs the change tracking that saves build on.
+ */
+export async function beginStateSession(options: StateSessionOptions, facts?: StateFacts): Promise<BeginResult> {
+  const { config, logger } = options;
+  const place = parseBucketPlace(config.state.url, 'Config key "state.url" (or LOYALTY_STATE_URL)');
+  const client = createBucketClient(config.export.s3);
+  const clock = trackStoreClock(client);
+  const objects = new BucketObjects(client, place, logger);
+  const writes = await createOnlyWritesAt(objects);
+  if (writes !== 'enforced') {
+    const what = writes === 'ignored' ? 'accepts create-only writes (If-None-Match: *) but ignores them' : 'refuses create-only writes (If-None-Match: *)';
+    throw new StateError(
+      `The object store at ${client.endpointLabel} ${what}, so a lease on ${place.url} could not keep two runs apart; state.url needs AWS S3, GCS, R2, MinIO, Ceph, or Swift 2.36 or newer.`,
+    );
+  }
+  const session = new StateSession(options, place, objects, clock);
+  const held = await session.acquire();
+  if (held !== null) {
+    facts?.leaseSkipped();
+    return { skipped: held };
+  }
+  try {
+    const restored = await session.prepareMirror();
+    if (restored !== null) facts?.restored(restored);
+  } catch (error) {
+    await session.release().catch(() => undefined);
+    throw error;
+  }
+  session.facts = facts;
+  return { session };
+}
+
+export class StateSession {
+  facts: StateFacts | undefined;
+  private readonly log: StateLog;
+  private readonly holder: LeaseHolder;
+  private head: LogEntry | null = null;
+  private lost: LeaseLostError | null = null;
+  private readonly lostController = new AbortController();
+  /** Until when (performance.now) this run may act on its lease without renewing it first. */
+  private validUntil = 0;
+  private writer: Db | null = null;
+  private renewTimer: NodeJS.Timeout | null = null;
+  /** Log appends and saves, one at a time. */
+  private queue: Promise<unknown> = Promise.resolve();
+  private ended = false;
+
+  constructor(
+    private readonly options: StateSessionOptions,
+    readonly place: BucketPlace,
+    readonly objects: BucketObjects,
+    private readonly clock: StoreClock,
+  ) {
+    this.log = new StateLog(objects);
+    this.holder = { id: `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`, host: hostname(), pid: process.pid, command: options.command };
+  }
+
+  private get leaseMs(): number {
+    return this.options.config.state.leaseSeconds * 1000;
+  }
+
+  private get dbPath(): string {
+    return this.options.config.db.path;
+  }
+
+  /** Aborts when another run took the lease: work that writes to the API must stop. */
+  get lostSignal(): AbortSignal {
+    return this.lostController.signal;
+  }
+
+  /** The newest log entry this session knows, for `status`. */
+  get newest(): LogEntry | null {
+    return this.head;
+  }
+
+  /** Takes the lease; returns the holder's refusal for `skip`, waits for `wait`, and only reads the head for `read`. */
+  async acquire(): Promise<LeaseHeldError | null> {
+    const { mode, config, signal } = this.options;
+    const waitUntil = performance.now() + config.state.leaseWaitSeconds * 1000;
+    for (;;) {
+      const head = await this.log.head();
+      this.head = head;
+      if (mode === 'read') return null;
+      const verdict = leaseVerdict(head, this.clock.now(), this.holder.id);
+      if (verdict.kind !== 'held') {
+        const started = performance.now();
+        const result = await this.log.append(this.entry('take', head?.manifest ?? null), head);
+        if (result.written) {
+          this.head = result.entry;
+          this.validUntil = started + this.safeLeaseMs();
+          this.startRenewing();
+          return null;
+        }
+        continue;
+      }
+      const held = new LeaseHeldError(
+        `The state at ${this.place.url} is leased to ${describeHolder(verdict.holder)} until ${verdict.until}`,
+        describeHolder(verdict.holder),
+        verdict.until,
+      );
+      if (mode === 'skip') return held;
+      if (performance.now() >= waitUntil) {
+        throw new LeaseHeldError(`${held.message}; waited ${config.state.leaseWaitSeconds} s (state.leaseWaitSeconds) for it to end.`, held.holder, held.until);
+      }
+      await sleep(Math.min(WAIT_POLL_MS, Math.max(0, waitUntil - performance.now())), undefined, { signal });
+    }
+  }
+
+  /**
+   * Brings the local mirror to the bucket's state: restored when the file is missing, or when it is
+   * another state's or behind this one's (another machine saved since); kept when it is the state's
+   * newest, with whatever it changed since. Returns the restore's figures, or null.
+   */
+  async prepareMirror(): Promise<RestoreReport | null> {
+    const entry = this.head;
+    const manifest = entry?.manifest ?? null;
+    let restore = manifest !== null && !existsSync(this.dbPath);
+    if (manifest !== null && !restore) {
+      const db = openDatabase(this.dbPath, { mustExist: true });
+      try {
+        createStateTables(db);
+        const mark = readLocalMark(db);
+        restore = mark === null || mark.stateId !== manifest.stateId || mark.epoch < manifest.epoch;
+      } finally {
+        db.close();
+      }
+      if (restore) {
+        // Kept beside it rather than deleted: it may hold what an interrupted run never saved.
+        this.options.logger.warn({ mirror: this.dbPath, state: this.place.url }, 'the local mirror is behind the state in the bucket (or another state\'s); it is kept as .replaced and restored from the bucket');
+        for (const suffix of ['', '-wal', '-shm']) if (existsSync(`${this.dbPath}${suffix}`)) renameSync(`${this.dbPath}${suffix}`, `${this.dbPath}.replaced${suffix}`);
+        rmSync(`${this.dbPath}.replaced-shm`, { force: true });
+      }
+    }
+    let report: RestoreReport | null = null;
+    if (restore && entry !== null && manifest !== null) report = await restoreMirror(this.objects, { ...entry, manifest }, this.place.url, this.dbPath, this.options.logger);
+    if (this.options.mode !== 'read' && existsSync(this.dbPath)) this.openWriter();
+    return report;
+  }
+
+  private openWriter(): Db {
+    if (this.writer === null) {
+      this.writer = openDatabase(this.dbPath, { mustExist: true });
+      installChangeTracking(this.writer);
+    }
+    return this.writer;
+  }
+
+  /**
+   * Saves what changed since the last save, fenced by the log: when another run wrote after this
+   * run's last entry, nothing is saved and LeaseLostError says so. Saves run one at a time; a call
+   * while one runs waits for it and then saves what came after.
+   */
+  save(): Promise<SaveReport> {
+    const next = this.queue.then(() => this.saveNow());
+    this.queue = next.catch(() => undefined);
+    return next;
+  }
+
+  private async saveNow(): Promise<SaveReport> {
+    if (this.lost !== null) throw this.lost;
+    if (!existsSync(this.dbPath)) return { kind: 'none', bytes: 0, seconds: 0 };
+    const db = this.openWriter();
+    const previous = this.head?.manifest ?? null;
+    if (previous !== null && !changedSince(db, previous.epoch)) return { kind: 'none', bytes: 0, seconds: 0 };
+    const started = performance.now();
+    const prepared = await prepareSave(db, this.dbPath, this.objects, previous, this.options.config.export.s3.partSizeMiB * 1024 * 1024);
+    const entry = await this.appendNow('save', prepared.manifest);
+    prepared.afterCommit(db);
+    writeLocalMark(db, { url: this.place.url, stateId: prepared.manifest.stateId, epoch: prepared.manifest.epoch, seq: entry.seq });
+    if (prepared.superseded.length > 0) await this.objects.delete(prepared.superseded).catch(() => undefined);
+    const seconds = (performance.now() - started) / 1000;
+    const kind = prepared.plan.kind;
+    this.facts?.saved({ bytes: prepared.written.bytes, seconds, kind });
+    this.options.logger.info({ state: this.place.url, kind, bytes: prepared.written.bytes, rows: prepared.written.rows, epoch: prepared.manifest.epoch, seconds: Number(seconds.toFixed(2)) }, 'saved the state to the bucket');
+    return { kind, bytes: prepared.written.bytes, seconds };
+  }
+
+  /**
+   * Before a write to the API: the lease must be this run's, by the local clock with a margin; a run
+   * that was paused past that renews first, and stops if another run took over meanwhile.
+   */
+  async ensureLease(): Promise<void> {
+    if (this.lost !== null) throw this.lost;
+    if (performance.now() < this.validUntil) return;
+    await this.renew();
+  }
+
+  private renew(): Promise<void> {
+    const next = this.queue.then(async () => {
+      await this.appendNow('renew', this.head?.manifest ?? null);
+    });
+    this.queue = next.catch(() => undefined);
+    return next;
+  }
+
+  /** Saves what changed and releases the lease, so the next run can start at once. */
+  async end(): Promise<SaveReport> {
+    if (this.ended) return { kind: 'none', bytes: 0, seconds: 0 };
+    this.ended = true;
+    this.stopRenewing();
+    try {
+      if (this.options.mode === 'read') return { kind: 'none', bytes: 0, seconds: 0 };
+      const report = await this.save();
+      await this.release();
+      void this.log.prune(this.head?.seq ?? 0).catch(() => undefined);
+      return report;
+    } finally {
+      this.writer?.close();
+      this.writer = null;
+    }
+  }
+
+  /** Gives the lease back without saving (a run that failed before it changed anything). */
+  async release(): Promise<void> {
+    this.stopRenewing();
+    if (this.options.mode === 'read' || this.lost !== null || this.head === null || this.head.holder.id !== this.holder.id) return;
+    const next = this.queue.then(() => this.appendNow('release', this.head?.manifest ?? null));
+    this.queue = next.catch(() => undefined);
+    await next;
+  }
+
+  private async appendNow(kind: EntryKind, manifest: StateManifest | null): Promise<LogEntry> {
+    if (this.lost !== null) throw this.lost;
+    const started = performance.now();
+    const result = await this.log.append(this.entry(kind, manifest), this.head);
+    if (!result.written) {
+      const other = result.found;
+      this.lost = new LeaseLostError(
+        `This run lost its lease on the state at ${this.place.url}: ${describeHolder(other.holder)} wrote entry ${other.seq} at ${other.writtenAt} (the lease ran out while this run was held up); nothing more of this run is saved.`,
+      );
+      this.stopRenewing();
+      this.lostController.abort(this.lost);
+      throw this.lost;
+    }
+    this.head = result.entry;
+    this.validUntil = started + this.safeLeaseMs();
+    return result.entry;
+  }
+
+  private entry(kind: EntryKind, manifest: StateManifest | null): Omit<LogEntry, 'seq'> {
+    const now = this.clock.now();
+    return {
+      format: LOG_FORMAT,
+      kind,
+      writeId: randomUUID(),
+      holder: this.holder,
+      leaseUntil: new Date(kind === 'release' ? now : now + this.leaseMs).toISOString(),
+      writtenAt: new Date(now).toISOString(),
+      manifest,
+    };
+  }
+
+  /** The part of a lease this run relies on before renewing: a sixth is left for clocks and slow answers. */
+  private safeLeaseMs(): number {
+    return this.leaseMs - this.leaseMs / 6;
+  }
+
+  private startRenewing(): void {
+    this.renewTimer = setInterval(() => {
+      this.renew().catch((error: unknown) => {
+        if (!(error instanceof LeaseLostError)) this.options.logger.warn({ err: error, state: this.place.url }, 'could not renew the lease on the state; trying again');
+      });
+    }, this.leaseMs / 3);
+    this.renewTimer.unref();
+  }
+
+  private stopRenewing(): void {
+    if (this.renewTimer !== null) clearInterval(this.renewTimer);
+    this.renewTimer = null;
+  }
+}

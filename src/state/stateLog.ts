@@ -1,0 +1,65 @@
+import { putCreateOnly } from '../bucket/createOnlyWrites.js';
+import type { BucketObjects } from '../bucket/objects.js';
+import { LOG_FOLDER, logPath, parseEntry, seqOfLogPath, type LogEntry } from './leaseLog.js';
+import { StateError } from './errors.js';
+
+/** Entries kept behind the newest when old ones are pruned: enough to read what happened lately. */
+const ENTRIES_KEPT = 20;
+
+export type AppendResult = { written: true; entry: LogEntry } | { written: false; found: LogEntry };
+
+/** The log's I/O: finding the newest entry, and appending one create-only after a known entry. */
+export class StateLog {
+  constructor(private readonly objects: BucketObjects) {}
+
+  /**
+   * The newest entry. The listing finds the highest number; entries above it are then looked for
+   * one by one, since a listing may lag behind the writes or be cut short.
+   */
+  async head(): Promise<LogEntry | null> {
+    const listed = (await this.objects.list(LOG_FOLDER)).map((object) => seqOfLogPath(object.path)).filter((seq): seq is number => seq !== null);
+    let seq = listed.length === 0 ? 0 : Math.max(...listed);
+    let head: LogEntry | null = seq === 0 ? null : await this.read(seq);
+    for (;;) {
+      const next = await this.read(seq + 1);
+      if (next === null) return head;
+      head = next;
+      seq += 1;
+    }
+  }
+
+  async read(seq: number): Promise<LogEntry | null> {
+    const text = await this.objects.readText(logPath(seq));
+    if (text === null) return null;
+    const entry = parseEntry(text, seq);
+    if (entry === null) throw new StateError(`The state's log entry ${this.objects.key(logPath(seq))} in bucket "${this.objects.target.bucket}" is not a loyalty-sync entry; the prefix is used by something else.`);
+    return entry;
+  }
+
+  /**
+   * Writes `entry` as number `after.seq + 1`, create-only. When that number is taken, the entry
+   * there is returned: another writer's, or this writer's own whose answer was lost (same writeId),
+   * which counts as written.
+   */
+  async append(entry: Omit<LogEntry, 'seq'>, after: LogEntry | null): Promise<AppendResult> {
+    const seq = (after?.seq ?? 0) + 1;
+    const full: LogEntry = { ...entry, seq };
+    const outcome = await putCreateOnly(this.objects, logPath(seq), Buffer.from(`${JSON.stringify(full, null, 1)}\n`), 'application/json');
+    if (outcome === 'refused') {
+      throw new StateError(`The object store behind bucket "${this.objects.target.bucket}" refused a create-only write (If-None-Match: *) of the state's log; state.url needs a store that honours it.`);
+    }
+    if (outcome === 'created') return { written: true, entry: full };
+    const found = await this.read(seq);
+    if (found === null) throw new StateError(`The object store answered that ${this.objects.key(logPath(seq))} exists, then had no such object; it does not keep create-only writes consistent.`);
+    return found.writeId === full.writeId ? { written: true, entry: found } : { written: false, found };
+  }
+
+  /** Deletes entries well behind `newest`; what is left behind is harmless, so failures are ignored. */
+  async prune(newest: number): Promise<void> {
+    const old = (await this.objects.list(LOG_FOLDER)).filter((object) => {
+      const seq = seqOfLogPath(object.path);
+      return seq !== null && seq <= newest - ENTRIES_KEPT;
+    });
+    if (old.length > 0) await this.objects.delete(old.map((object) => object.path)).catch(() => undefined);
+  }
+}

@@ -1,0 +1,84 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openDatabase } from '../../src/db/open.js';
+import { startSimulator, type SimulatorHandle } from '../../src/simulator/index.js';
+import { runCli } from '../helpers/cli.js';
+import { mirrorDiffAll } from '../helpers/sync.js';
+import { tempDir } from '../helpers/tempDir.js';
+import { startConditionalPutProxy, type ConditionalPutProxy } from '../s3/conditionalPutProxy.js';
+import { awsEnv, listKeys, newBucket, storeClient, swift } from '../s3/helpers.js';
+
+describe('a job without a volume (state.url)', () => {
+  const client = storeClient();
+  let sim: SimulatorHandle;
+  let proxy: ConditionalPutProxy;
+  let bucket: string;
+
+  beforeAll(async () => {
+    sim = await startSimulator({ seed: 27, size: 'small' });
+    proxy = await startConditionalPutProxy(swift().endpoint, client);
+    bucket = await newBucket(client);
+  });
+  afterAll(async () => {
+    await sim.close();
+    await proxy.close();
+    client.destroy();
+  });
+
+  /** Each run in a folder of its own, as a job on a fresh container. */
+  const freshRun = (args: string[]) => {
+    const dir = tempDir();
+    // Small pages, so a whole read costs many requests and an incremental one few.
+    const configFile = join(dir, 'config.json');
+    writeFileSync(configFile, JSON.stringify({ api: { pageSize: 25 } }));
+    const env = {
+      LOYALTY_CONFIG: configFile,
+      ...awsEnv(proxy.endpoint),
+      LOYALTY_API_KEY: sim.keys.full,
+      LOYALTY_BASE_URL: sim.url,
+      LOYALTY_DB: join(dir, 'mirror.db'),
+      LOYALTY_EXPORT_DIR: join(dir, 'exports'),
+      LOYALTY_STATE_URL: `s3://${bucket}/program-a`,
+    };
+    return { dir, run: () => runCli(args, { env }) };
+  };
+
+  it('restores the mirror in an empty folder, syncs a small fraction of the first run, and pushes what another run queued', async () => {
+    const requestsBefore = sim.stats().requests;
+    const first = await freshRun(['sync']).run();
+    expect(first.code, first.stderr).toBe(0);
+    const firstRequests = sim.stats().requests - requestsBefore;
+    expect(await listKeys(client, bucket, 'program-a/state/dumps/')).toHaveLength(1);
+
+    const customer = (sim.truth('customers') as Array<{ merchant_id: string; blocked: boolean }>).find((c) => !c.blocked)!;
+    const queued = await freshRun(['queue', 'add-points', '--customer', customer.merchant_id, '--points', '40', '--reason', 'state test']).run();
+    expect(queued.code, queued.stderr).toBe(0);
+    expect(sim.ledger()).toHaveLength(0);
+
+    sim.tick();
+    const before = sim.stats().requests;
+    const second = freshRun(['once']);
+    const result = await second.run();
+    expect(result.code, result.stderr).toBe(0);
+    const secondRequests = sim.stats().requests - before;
+    // Incremental: the restored checkpoints carry on where the first run stopped.
+    expect(secondRequests, `first run ${firstRequests} requests, second ${secondRequests}`).toBeLessThan(firstRequests / 3);
+    expect(sim.ledger().map(({ kind, target, body }) => ({ kind, target, points: (body as { points: number }).points }))).toEqual([
+      { kind: 'add_points', target: customer.merchant_id, points: 40 },
+    ]);
+
+    // A third fresh folder restores what `once` saved and syncs the credit in: the mirror equals the program, and the job is done, once.
+    const third = freshRun(['sync']);
+    const listed = await third.run();
+    expect(listed.code, listed.stderr).toBe(0);
+    const db = openDatabase(join(third.dir, 'mirror.db'), { mustExist: true });
+    try {
+      expect(mirrorDiffAll(db, sim)).toEqual([]);
+      expect(db.prepare("SELECT kind, state FROM write_jobs").all()).toEqual([{ kind: 'add_points', state: 'succeeded' }]);
+    } finally {
+      db.close();
+    }
+    expect(sim.ledger()).toHaveLength(1);
+  });
+});
