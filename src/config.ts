@@ -3,7 +3,11 @@ import cron from 'node-cron';
 import { MAX_TIMER_MS } from './api/maxTimer.js';
 import { cronRangeProblem } from './cronFields.js';
 import { parseBucketPlace } from './bucket/place.js';
+import { ConfigError } from './configError.js';
+import { readEnvironmentSettings } from './configEnv.js';
 import { parseListenAddress } from './metrics/listenAddress.js';
+
+export { ConfigError };
 
 /** Every setting of loyalty-sync. `config/default.json` holds the defaults; see the README for each key. */
 export interface Config {
@@ -93,12 +97,7 @@ export type SnapshotFormat = Exclude<ExportFormat, 'delta'>;
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
-/** A config problem the user can fix; the CLI prints its message and exits 2. */
-export class ConfigError extends Error {
-  override readonly name = 'ConfigError';
-}
-
-/** Environment variables that override the files (a DESIGN.md contract). */
+/** Environment variables that override the files and the mapped variables of configEnv.ts (a DESIGN.md contract). */
 const ENV_OVERRIDES: ReadonlyArray<[variable: string, path: string]> = [
   ['LOYALTY_BASE_URL', 'api.baseUrl'],
   ['LOYALTY_DB', 'db.path'],
@@ -108,6 +107,7 @@ const ENV_OVERRIDES: ReadonlyArray<[variable: string, path: string]> = [
   ['LOG_LEVEL', 'log.level'],
   ['LOYALTY_METRICS_LISTEN', 'runtime.metricsListen'],
 ];
+const NAMED_VARIABLE_OF_KEY = new Map(ENV_OVERRIDES.map(([variable, key]) => [key, variable]));
 
 export const DEFAULT_CONFIG_PATH = new URL('../config/default.json', import.meta.url);
 
@@ -124,7 +124,10 @@ export interface LoadConfigOptions {
 
 export type DeepPartial<T> = { [K in keyof T]?: T[K] extends object ? (T[K] extends unknown[] ? T[K] : DeepPartial<T[K]>) : T[K] };
 
-/** Defaults, then the user file, then overrides, then the environment; validated once and frozen. */
+/**
+ * Defaults, then the user file, then overrides, then each key's mapped variable (LOYALTY_SECTION__KEY, see
+ * configEnv.ts), then the named variables (LOYALTY_DB, …); validated once and frozen.
+ */
 export function loadConfig(options: LoadConfigOptions = {}): Readonly<Config> {
   const env = options.env ?? process.env;
   const defaults = readJsonObject(DEFAULT_CONFIG_PATH, 'the default config');
@@ -133,14 +136,25 @@ export function loadConfig(options: LoadConfigOptions = {}): Readonly<Config> {
   const file = options.file ?? env.LOYALTY_CONFIG;
   if (file) mergeChecked(merged, readJsonObject(file, `config file ${file}`), '');
   if (options.overrides) mergeChecked(merged, options.overrides as JsonObject, '');
+  // The variable each key's value came from, so a range check names what the user set.
+  const variableOfKey = new Map<string, string>();
+  for (const { key, variable, value } of readEnvironmentSettings(defaults, env)) {
+    setPath(merged, key, value);
+    variableOfKey.set(key, variable);
+  }
   for (const [variable, path] of ENV_OVERRIDES) {
     const value = env[variable];
-    if (value !== undefined && value !== '') setPath(merged, path, value);
+    if (value === undefined || value === '') continue;
+    setPath(merged, path, value);
+    variableOfKey.set(path, variable);
   }
 
   const config = merged as unknown as Config;
   config.api.apiKey = env.LOYALTY_API_KEY ?? config.api.apiKey ?? '';
-  validate(config);
+  validate(config, (key) => {
+    const variable = variableOfKey.get(key) ?? NAMED_VARIABLE_OF_KEY.get(key);
+    return variable === undefined ? `Config key "${key}"` : `Config key "${key}" (or ${variable})`;
+  });
   return deepFreeze(config);
 }
 
@@ -182,82 +196,83 @@ function mergeChecked(target: JsonObject, source: JsonObject, prefix: string): v
   }
 }
 
-function setPath(target: JsonObject, path: string, value: string): void {
+function setPath(target: JsonObject, path: string, value: Json): void {
   const keys = path.split('.');
   let node = target;
   for (const key of keys.slice(0, -1)) node = node[key] as JsonObject;
   node[keys[keys.length - 1]] = value;
 }
 
-function validate(config: Config): void {
-  validateBaseUrl(config.api.baseUrl);
-  integer('api.pageSize', config.api.pageSize, 1, 500);
-  positive('api.requestsPerSecond', config.api.requestsPerSecond);
-  integer('api.burst', config.api.burst, 1);
-  integer('api.slowdownAfter429Ms', config.api.slowdownAfter429Ms, 0);
-  integer('api.requestTimeoutMs', config.api.requestTimeoutMs, 1, MAX_TIMER_MS);
+/** `field(key)` names a key in a message: `Config key "api.pageSize"`, with the variable that can set it. */
+function validate(config: Config, field: (key: string) => string): void {
+  validateBaseUrl(config.api.baseUrl, field('api.baseUrl'));
+  integer(field('api.pageSize'), config.api.pageSize, 1, 500);
+  positive(field('api.requestsPerSecond'), config.api.requestsPerSecond);
+  integer(field('api.burst'), config.api.burst, 1);
+  integer(field('api.slowdownAfter429Ms'), config.api.slowdownAfter429Ms, 0);
+  integer(field('api.requestTimeoutMs'), config.api.requestTimeoutMs, 1, MAX_TIMER_MS);
   // A page of 500 records needs well under 1 MiB; anything smaller would refuse ordinary pages.
-  integer('api.maxResponseBytes', config.api.maxResponseBytes, MIN_RESPONSE_BYTES);
-  integer('api.retry.attempts', config.api.retry.attempts, 0, 100);
-  integer('api.retry.minDelayMs', config.api.retry.minDelayMs, 0);
+  integer(field('api.maxResponseBytes'), config.api.maxResponseBytes, MIN_RESPONSE_BYTES);
+  integer(field('api.retry.attempts'), config.api.retry.attempts, 0, 100);
+  integer(field('api.retry.minDelayMs'), config.api.retry.minDelayMs, 0);
   // A timer holds at most MAX_TIMER_MS; a longer one would fire after 1 ms.
-  integer('api.retry.maxDelayMs', config.api.retry.maxDelayMs, config.api.retry.minDelayMs, MAX_TIMER_MS);
-  integer('api.retry.maxElapsedMs', config.api.retry.maxElapsedMs, 0);
-  nonEmpty('db.path', config.db.path);
-  oneOfEach('sync.streams', config.sync.streams, STREAM_NAMES);
-  positive('sync.idOverlapHours', config.sync.idOverlapHours, true);
-  positive('sync.updatedAtOverlapMinutes', config.sync.updatedAtOverlapMinutes, true);
-  positive('sync.lookbackDays', config.sync.lookbackDays);
-  positive('sync.refreshIntervalHours', config.sync.refreshIntervalHours);
-  share('sync.maxRemovedShare', config.sync.maxRemovedShare);
-  positive('sync.deepRefreshIntervalHours', config.sync.deepRefreshIntervalHours);
-  integer('sync.deepRefreshPagesPerRun', config.sync.deepRefreshPagesPerRun, 1);
-  integer('push.concurrency', config.push.concurrency, 1, 64);
-  integer('push.maxAttempts', config.push.maxAttempts, 1);
-  integer('push.backoffBaseMs', config.push.backoffBaseMs, 0);
-  integer('push.backoffMaxMs', config.push.backoffMaxMs, config.push.backoffBaseMs, MAX_TIMER_MS);
-  nonEmpty('export.dir', config.export.dir);
-  oneOfEach('export.formats', config.export.formats, EXPORT_FORMATS);
-  if (config.export.formats.length === 0) throw new ConfigError('Config key "export.formats" is empty; expected at least one of csv, parquet, delta.');
-  integer('export.delta.retainDays', config.export.delta.retainDays, 0, 3650);
-  integer('export.delta.logRetainDays', config.export.delta.logRetainDays, 1, 3650);
-  integer('export.retainRuns', config.export.retainRuns, 1);
-  integer('export.parquetRowGroupSize', config.export.parquetRowGroupSize, 1000);
-  if (config.export.url !== '') parseTargetOrThrow(config.export.url, 'Config key "export.url" (or LOYALTY_EXPORT_URL)');
-  validateEndpoint(config.export.s3.endpoint);
+  integer(field('api.retry.maxDelayMs'), config.api.retry.maxDelayMs, config.api.retry.minDelayMs, MAX_TIMER_MS);
+  integer(field('api.retry.maxElapsedMs'), config.api.retry.maxElapsedMs, 0);
+  nonEmpty(field('db.path'), config.db.path);
+  oneOfEach(field('sync.streams'), config.sync.streams, STREAM_NAMES);
+  positive(field('sync.idOverlapHours'), config.sync.idOverlapHours, true);
+  positive(field('sync.updatedAtOverlapMinutes'), config.sync.updatedAtOverlapMinutes, true);
+  positive(field('sync.lookbackDays'), config.sync.lookbackDays);
+  positive(field('sync.refreshIntervalHours'), config.sync.refreshIntervalHours);
+  share(field('sync.maxRemovedShare'), config.sync.maxRemovedShare);
+  positive(field('sync.deepRefreshIntervalHours'), config.sync.deepRefreshIntervalHours);
+  integer(field('sync.deepRefreshPagesPerRun'), config.sync.deepRefreshPagesPerRun, 1);
+  integer(field('push.concurrency'), config.push.concurrency, 1, 64);
+  integer(field('push.maxAttempts'), config.push.maxAttempts, 1);
+  integer(field('push.backoffBaseMs'), config.push.backoffBaseMs, 0);
+  integer(field('push.backoffMaxMs'), config.push.backoffMaxMs, config.push.backoffBaseMs, MAX_TIMER_MS);
+  nonEmpty(field('export.dir'), config.export.dir);
+  oneOfEach(field('export.formats'), config.export.formats, EXPORT_FORMATS);
+  if (config.export.formats.length === 0) throw new ConfigError(`${field('export.formats')} is empty; expected at least one of csv, parquet, delta.`);
+  integer(field('export.delta.retainDays'), config.export.delta.retainDays, 0, 3650);
+  integer(field('export.delta.logRetainDays'), config.export.delta.logRetainDays, 1, 3650);
+  integer(field('export.retainRuns'), config.export.retainRuns, 1);
+  integer(field('export.parquetRowGroupSize'), config.export.parquetRowGroupSize, 1000);
+  if (config.export.url !== '') parseTargetOrThrow(config.export.url, field('export.url'));
+  validateEndpoint(config.export.s3.endpoint, field('export.s3.endpoint'));
   // S3 allows 5 MiB to 5 GiB per part; 10,000 parts of the largest size cover any export file.
-  integer('export.s3.partSizeMiB', config.export.s3.partSizeMiB, 5, 5120);
-  if (config.state.url !== '') parseTargetOrThrow(config.state.url, 'Config key "state.url" (or LOYALTY_STATE_URL)');
+  integer(field('export.s3.partSizeMiB'), config.export.s3.partSizeMiB, 5, 5120);
+  if (config.state.url !== '') parseTargetOrThrow(config.state.url, field('state.url'));
   // A lease shorter than a few seconds would be renewed more often than a store round trip allows.
-  integer('state.leaseSeconds', config.state.leaseSeconds, 3, Math.floor(MAX_TIMER_MS / 1000));
-  integer('state.leaseWaitSeconds', config.state.leaseWaitSeconds, 0, Math.floor(MAX_TIMER_MS / 1000));
-  integer('verify.requests', config.verify.requests, 1);
-  validateTimezone(config.schedule.timezone);
+  integer(field('state.leaseSeconds'), config.state.leaseSeconds, 3, Math.floor(MAX_TIMER_MS / 1000));
+  integer(field('state.leaseWaitSeconds'), config.state.leaseWaitSeconds, 0, Math.floor(MAX_TIMER_MS / 1000));
+  integer(field('verify.requests'), config.verify.requests, 1);
+  validateTimezone(config.schedule.timezone, field('schedule.timezone'));
   for (const job of ['sync', 'push', 'refresh', 'deepRefresh', 'export', 'verify'] as const) {
     const expression = config.schedule[job];
     if (!cron.validate(expression)) {
-      throw new ConfigError(`Config key "schedule.${job}" is "${expression}"; expected a cron expression such as "*/15 * * * *".`);
+      throw new ConfigError(`${field(`schedule.${job}`)} is "${expression}"; expected a cron expression such as "*/15 * * * *".`);
     }
     const outOfRange = cronRangeProblem(expression);
     if (outOfRange !== null) {
-      throw new ConfigError(`Config key "schedule.${job}" is "${expression}", whose ${outOfRange.replace(/^the /, '')}; expected a cron expression such as "*/15 * * * *".`);
+      throw new ConfigError(`${field(`schedule.${job}`)} is "${expression}", whose ${outOfRange.replace(/^the /, '')}; expected a cron expression such as "*/15 * * * *".`);
     }
   }
   // Both become timers, which Node cannot set beyond 2^31-1 ms (it would fire after 1 ms instead).
-  integer('runtime.lockLeaseSeconds', config.runtime.lockLeaseSeconds, 1, Math.floor(MAX_TIMER_MS / 1000));
-  positive('runtime.shutdownDeadlineSeconds', config.runtime.shutdownDeadlineSeconds);
+  integer(field('runtime.lockLeaseSeconds'), config.runtime.lockLeaseSeconds, 1, Math.floor(MAX_TIMER_MS / 1000));
+  positive(field('runtime.shutdownDeadlineSeconds'), config.runtime.shutdownDeadlineSeconds);
   if (config.runtime.shutdownDeadlineSeconds * 1000 > MAX_TIMER_MS) {
-    throw new ConfigError(`Config key "runtime.shutdownDeadlineSeconds" is ${describe(config.runtime.shutdownDeadlineSeconds)}; expected at most ${Math.floor(MAX_TIMER_MS / 1000)} (a Node timer's limit).`);
+    throw new ConfigError(`${field('runtime.shutdownDeadlineSeconds')} is ${describe(config.runtime.shutdownDeadlineSeconds)}; expected at most ${Math.floor(MAX_TIMER_MS / 1000)} (a Node timer's limit).`);
   }
   if (config.runtime.metricsListen !== '') {
     const address = parseListenAddress(config.runtime.metricsListen);
-    if (typeof address === 'string') throw new ConfigError(`Config key "runtime.metricsListen" (or LOYALTY_METRICS_LISTEN) ${address}.`);
+    if (typeof address === 'string') throw new ConfigError(`${field('runtime.metricsListen')} ${address}.`);
   }
-  positive('health.maxSyncAgeMinutes', config.health.maxSyncAgeMinutes);
-  positive('health.maxUnknownAgeHours', config.health.maxUnknownAgeHours);
-  positive('health.maxExportAgeHours', config.health.maxExportAgeHours);
+  positive(field('health.maxSyncAgeMinutes'), config.health.maxSyncAgeMinutes);
+  positive(field('health.maxUnknownAgeHours'), config.health.maxUnknownAgeHours);
+  positive(field('health.maxExportAgeHours'), config.health.maxExportAgeHours);
   if (!(LOG_LEVELS as readonly string[]).includes(config.log.level)) {
-    throw new ConfigError(`Config key "log.level" (or LOG_LEVEL) is "${config.log.level}"; expected one of ${LOG_LEVELS.join(', ')}.`);
+    throw new ConfigError(`${field('log.level')} is "${config.log.level}"; expected one of ${LOG_LEVELS.join(', ')}.`);
   }
 }
 
@@ -277,27 +292,27 @@ export function isLoopbackHost(hostname: string): boolean {
  * The one check of the API base URL, which every command runs before it sends the key: plain http would
  * send the Bearer key in clear, so it is allowed only to a loopback host. Throws a ConfigError (exit 2).
  */
-export function validateBaseUrl(value: string): void {
+export function validateBaseUrl(value: string, field = 'Config key "api.baseUrl" (or LOYALTY_BASE_URL)'): void {
   let url: URL;
   try {
     url = new URL(value);
   } catch {
-    throw new ConfigError(`Config key "api.baseUrl" (or LOYALTY_BASE_URL) is "${value}"; expected an http(s) URL such as https://api.example.com.`);
+    throw new ConfigError(`${field} is "${value}"; expected an http(s) URL such as https://api.example.com.`);
   }
   if (url.username !== '' || url.password !== '') {
     // Never echoed: the part before @ is a credential, and this sentence reaches logs.
     throw new ConfigError(
-      `Config key "api.baseUrl" (or LOYALTY_BASE_URL) carries a user name or password before ${url.host}; expected a URL without credentials (the key goes in LOYALTY_API_KEY).`,
+      `${field} carries a user name or password before ${url.host}; expected a URL without credentials (the key goes in LOYALTY_API_KEY).`,
     );
   }
   if (url.protocol === 'https:') return;
   if (url.protocol === 'http:' && isLoopbackHost(url.hostname)) return;
   if (url.protocol === 'http:') {
     throw new ConfigError(
-      `Config key "api.baseUrl" (or LOYALTY_BASE_URL) is "${value}"; expected https, since plain http is allowed only for loopback (localhost, 127.0.0.0/8, [::1]).`,
+      `${field} is "${value}"; expected https, since plain http is allowed only for loopback (localhost, 127.0.0.0/8, [::1]).`,
     );
   }
-  throw new ConfigError(`Config key "api.baseUrl" (or LOYALTY_BASE_URL) is "${value}"; expected an http(s) URL.`);
+  throw new ConfigError(`${field} is "${value}"; expected an http(s) URL.`);
 }
 
 /**
@@ -323,7 +338,7 @@ function parseTargetOrThrow(value: string, field: string): void {
   }
 }
 
-function validateEndpoint(value: string): void {
+function validateEndpoint(value: string, field: string): void {
   if (value === '') return;
   let url: URL | null = null;
   try {
@@ -332,46 +347,46 @@ function validateEndpoint(value: string): void {
     // Reported below.
   }
   if (url === null || (url.protocol !== 'https:' && url.protocol !== 'http:')) {
-    throw new ConfigError(`Config key "export.s3.endpoint" is "${value}"; expected an http(s) URL such as https://storage.googleapis.com.`);
+    throw new ConfigError(`${field} is "${value}"; expected an http(s) URL such as https://storage.googleapis.com.`);
   }
 }
 
-function validateTimezone(value: string): void {
+function validateTimezone(value: string, field: string): void {
   try {
     new Intl.DateTimeFormat('en-US', { timeZone: value });
   } catch {
-    throw new ConfigError(`Config key "schedule.timezone" is "${value}"; expected an IANA time zone such as UTC or Europe/Paris.`);
+    throw new ConfigError(`${field} is "${value}"; expected an IANA time zone such as UTC or Europe/Paris.`);
   }
 }
 
-function integer(key: string, value: number, min: number, max = Number.MAX_SAFE_INTEGER): void {
+function integer(field: string, value: number, min: number, max = Number.MAX_SAFE_INTEGER): void {
   if (!Number.isInteger(value) || value < min || value > max) {
     const range = max === Number.MAX_SAFE_INTEGER ? `an integer >= ${min}` : `an integer from ${min} to ${max}`;
-    throw new ConfigError(`Config key "${key}" is ${describe(value)}; expected ${range}.`);
+    throw new ConfigError(`${field} is ${describe(value)}; expected ${range}.`);
   }
 }
 
-function positive(key: string, value: number, allowZero = false): void {
+function positive(field: string, value: number, allowZero = false): void {
   if (typeof value !== 'number' || !Number.isFinite(value) || value < 0 || (!allowZero && value === 0)) {
-    throw new ConfigError(`Config key "${key}" is ${describe(value)}; expected a ${allowZero ? 'non-negative' : 'positive'} number.`);
+    throw new ConfigError(`${field} is ${describe(value)}; expected a ${allowZero ? 'non-negative' : 'positive'} number.`);
   }
 }
 
-function share(key: string, value: number): void {
+function share(field: string, value: number): void {
   if (typeof value !== 'number' || !Number.isFinite(value) || value < 0 || value > 1) {
-    throw new ConfigError(`Config key "${key}" is ${describe(value)}; expected a number from 0 to 1.`);
+    throw new ConfigError(`${field} is ${describe(value)}; expected a number from 0 to 1.`);
   }
 }
 
-function nonEmpty(key: string, value: string): void {
-  if (typeof value !== 'string' || value.trim() === '') throw new ConfigError(`Config key "${key}" is ${describe(value)}; expected a non-empty path.`);
+function nonEmpty(field: string, value: string): void {
+  if (typeof value !== 'string' || value.trim() === '') throw new ConfigError(`${field} is ${describe(value)}; expected a non-empty path.`);
 }
 
-function oneOfEach<T extends string>(key: string, values: readonly string[], allowed: readonly T[]): void {
-  if (!Array.isArray(values)) throw new ConfigError(`Config key "${key}" is ${describe(values)}; expected an array.`);
+function oneOfEach<T extends string>(field: string, values: readonly string[], allowed: readonly T[]): void {
+  if (!Array.isArray(values)) throw new ConfigError(`${field} is ${describe(values)}; expected an array.`);
   for (const value of values) {
     if (!(allowed as readonly string[]).includes(value)) {
-      throw new ConfigError(`Config key "${key}" contains ${describe(value)}; expected only ${allowed.join(', ')}.`);
+      throw new ConfigError(`${field} contains ${describe(value)}; expected only ${allowed.join(', ')}.`);
     }
   }
 }

@@ -58,4 +58,10 @@ describe('the command line', () => {
       expect(result.stderr).not.toMatch(/\n\s+at /);
     });
   }
+
+  it('exits 2 with one sentence naming the variable for a bad value of a setting from the environment', async () => {
+    const result = await runCli(['status'], { env: { ...env, LOYALTY_API__PAGE_SIZE: 'abc' } });
+    expect(result.code).toBe(2);
+    expect(result.stderr.trim()).toBe('loyalty-sync: LOYALTY_API__PAGE_SIZE is "abc"; expected a number (config key "api.pageSize").');
+  });
 });
