@@ -1,6 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
+import { shellWords } from './shellLines.js';
 
 /**
  * The recipes in deploy/ for a scheduled job without a volume, each read into one shape, so that one set of
@@ -297,7 +298,7 @@ export function workflowJob() {
 
 /** `docker run`'s `-e NAME` and `-e NAME=VALUE` options, the image and the arguments after it. */
 export function dockerRun(script: string): { passed: Array<{ name: string; value?: string }>; image: string; args: string[] } {
-  const words = script.replace(/\\\n/g, ' ').trim().split(/\s+/);
+  const words = shellWords(script);
   const start = words.indexOf('run', words.indexOf('docker'));
   const passed: Array<{ name: string; value?: string }> = [];
   let index = start + 1;
