@@ -1,0 +1,253 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+import {
+  cloudRunJob,
+  dockerRun,
+  ecsSchedule,
+  ecsTaskDefinition,
+  ecsTimeoutWrapper,
+  jobRecipes,
+  KUBERNETES_KIT,
+  kubernetesKit,
+  kubernetesResources,
+  readDeploy,
+  workflow,
+  workflowJob,
+  type EnvEntry,
+  type JobRecipe,
+} from '../helpers/jobRecipes.js';
+
+const read = (path: string) => readFileSync(new URL(`../../${path}`, import.meta.url), 'utf8');
+const defaults = JSON.parse(read('config/default.json')) as Record<string, unknown>;
+
+/** The variables with a name of their own (README, "Configuration"); every other setting has its mapped form. */
+const NAMED_VARIABLES = [
+  'LOYALTY_API_KEY',
+  'LOYALTY_BASE_URL',
+  'LOYALTY_DB',
+  'LOYALTY_EXPORT_DIR',
+  'LOYALTY_EXPORT_URL',
+  'LOYALTY_STATE_URL',
+  'LOYALTY_METRICS_LISTEN',
+  'LOYALTY_CONFIG',
+  'LOG_LEVEL',
+];
+
+/** Variables that hold a credential: never a literal in a committed recipe. */
+const CREDENTIALS = ['LOYALTY_API_KEY', 'AWS_ACCESS_KEY_ID', 'AWS_SECRET_ACCESS_KEY', 'AWS_SESSION_TOKEN'];
+
+/**
+ * After the shutdown deadline, the aborted work gets 2 s to remove its half-written files (src/runtime/shutdown.ts),
+ * and the run then saves its state to the bucket: a run with little new writes well under 1 MiB. 5 s is the
+ * least any platform here leaves (Cloud Run's fixed 10 s, with a 5 s deadline); the recipes that may, leave more.
+ */
+const SAVE_MARGIN_SECONDS = 5;
+
+/**
+ * A first sync reads the whole API: 10M transactions take about 17 minutes at 20 requests a second (README),
+ * the other streams and a first export and save come on top. Stopped half-way, a first run still has the whole
+ * mirror to save, which no stop grace allows, so every first run would start over: an hour is the least that
+ * leaves room; the recipes give 3 hours.
+ */
+const FIRST_SYNC_SECONDS = 3600;
+
+/** `runtime.shutdownDeadlineSeconds` → `LOYALTY_RUNTIME__SHUTDOWN_DEADLINE_SECONDS`: sections joined by `__`, camelCase to UPPER_SNAKE. */
+function mappedVariable(key: string): string {
+  return `LOYALTY_${key
+    .split('.')
+    .map((section) => section.replace(/(?<=.)(?=[A-Z][a-z])/g, '_').toUpperCase())
+    .join('__')}`;
+}
+
+/** The dotted keys of config/default.json's leaves (arrays are leaves: `export.formats`). */
+function leafKeys(tree: Record<string, unknown>, prefix = ''): string[] {
+  return Object.entries(tree).flatMap(([key, value]) =>
+    value !== null && typeof value === 'object' && !Array.isArray(value) ? leafKeys(value as Record<string, unknown>, `${prefix}${key}.`) : [`${prefix}${key}`],
+  );
+}
+
+const MAPPED_VARIABLES = new Map(leafKeys(defaults).map((key) => [mappedVariable(key), key]));
+
+const literal = (recipe: JobRecipe, name: string): string | undefined => {
+  const entry = recipe.env.find((variable) => variable.name === name);
+  return entry?.source.kind === 'literal' ? entry.source.value : undefined;
+};
+const describeEntry = ({ name, source }: EnvEntry) => `${name} (${source.kind})`;
+
+const recipes = jobRecipes();
+
+describe.each(recipes.map((recipe) => [recipe.name, recipe] as const))('the %s recipe', (_name, recipe) => {
+  it('keeps the state in a bucket: LOYALTY_STATE_URL is s3://BUCKET/PREFIX', () => {
+    expect(literal(recipe, 'LOYALTY_STATE_URL')).toMatch(/^s3:\/\/[^/]+\/[^/].*$/);
+  });
+
+  it("takes the API key from the platform's secret store, and no credential from a literal", () => {
+    const keys = recipe.env.filter((variable) => variable.name === 'LOYALTY_API_KEY');
+    expect(keys.length).toBeGreaterThan(0);
+    expect(keys.map(describeEntry)).toEqual(keys.map(({ name }) => `${name} (secret)`));
+    const literalCredentials = recipe.env.filter((variable) => CREDENTIALS.includes(variable.name) && variable.source.kind === 'literal');
+    expect(literalCredentials.map(describeEntry)).toEqual([]);
+  });
+
+  it("keeps the mirror and the export folder on the container's own disk, and the exports only in the bucket", () => {
+    // /tmp is writable by the image's non-root user on every platform, and goes with the container.
+    expect(literal(recipe, 'LOYALTY_DB')).toMatch(/^\/tmp\/.+\.db$/);
+    expect(literal(recipe, 'LOYALTY_EXPORT_DIR')).toMatch(/^\/tmp\//);
+    if (literal(recipe, 'LOYALTY_EXPORT_URL') !== undefined) expect(literal(recipe, 'LOYALTY_EXPORT__KEEP_LOCAL')).toBe('false');
+  });
+
+  it('sets only variables loyalty-sync reads: a named one, or the mapped form of a key of config/default.json', () => {
+    const names = recipe.env.map(({ name }) => name).filter((name) => name.startsWith('LOYALTY_') || name === 'LOG_LEVEL');
+    const unknown = names.filter((name) => !NAMED_VARIABLES.includes(name) && !MAPPED_VARIABLES.has(name));
+    expect(unknown).toEqual([]);
+    // Every name once: a second entry would override the first depending on the platform's order.
+    expect(new Set(names).size).toBe(names.length);
+  });
+
+  it('gives a stop grace at least the shutdown deadline it configures plus the final save', () => {
+    const configured = literal(recipe, 'LOYALTY_RUNTIME__SHUTDOWN_DEADLINE_SECONDS');
+    const deadline = configured === undefined ? (defaults.runtime as { shutdownDeadlineSeconds: number }).shutdownDeadlineSeconds : Number(configured);
+    expect(deadline).toBeGreaterThan(0);
+    expect(recipe.stopGraceSeconds).toBeGreaterThanOrEqual(deadline + SAVE_MARGIN_SECONDS);
+  });
+
+  it('has a timeout that lets a first sync finish', () => {
+    expect(Number.isFinite(recipe.timeoutSeconds)).toBe(true);
+    expect(recipe.timeoutSeconds).toBeGreaterThanOrEqual(FIRST_SYNC_SECONDS);
+  });
+
+  it('runs `once --export-daily` every 15 minutes, as the CronJob of deploy/kubernetes does', () => {
+    expect(recipe.args.slice(0, 2)).toEqual(['once', '--export-daily']);
+    expect(recipe.everyMinutes).toBe(15);
+  });
+});
+
+describe('the Kubernetes kit without a volume', () => {
+  const { cronJob, serviceAccount, configMap } = kubernetesResources();
+  const pod = cronJob.spec.jobTemplate.spec.template.spec;
+  const [container] = pod.containers;
+
+  it('lists exactly its files in kustomization.yaml, each a resource with a name', () => {
+    const { kustomization, files, resources } = kubernetesKit();
+    expect(kustomization.kind).toBe('Kustomization');
+    expect([...kustomization.resources].sort()).toEqual([...files].sort());
+    for (const resource of resources) {
+      expect(resource.apiVersion).toBeTruthy();
+      expect(resource.kind).toBeTruthy();
+      expect(resource.metadata.name).toBeTruthy();
+    }
+  });
+
+  it('mounts no claim: its only volumes are emptyDirs, and the mirror lies on one of them', () => {
+    const { resources } = kubernetesKit();
+    expect(resources.map(({ kind }) => kind)).not.toContain('PersistentVolumeClaim');
+    const volumes = pod.volumes ?? [];
+    expect(volumes.filter((volume) => volume.emptyDir === undefined).map(({ name }) => name)).toEqual([]);
+    // The root file system is read-only: LOYALTY_DB must be below a mounted emptyDir.
+    const scratch = (container.volumeMounts ?? []).filter((mount) => volumes.some((volume) => volume.name === mount.name));
+    expect(scratch.some((mount) => configMap.data.LOYALTY_DB.startsWith(`${mount.mountPath}/`))).toBe(true);
+  });
+
+  it('runs under a ServiceAccount without the API token, annotated for IRSA as the README says', () => {
+    expect(pod.serviceAccountName).toBe(serviceAccount.metadata.name);
+    expect(serviceAccount.automountServiceAccountToken).toBe(false);
+    expect(serviceAccount.metadata.annotations?.['eks.amazonaws.com/role-arn']).toMatch(/^arn:aws:iam::\d{12}:role\/.+/);
+    expect(read('README.md')).toContain('eks.amazonaws.com/role-arn');
+  });
+
+  it('takes the key from the Secret the README creates, outside the kit, and never puts it in the ConfigMap', () => {
+    const secret = parse(read('deploy/kubernetes/secret.yaml')) as { metadata: { name: string }; stringData: Record<string, string> };
+    const key = container.env?.find((variable) => variable.name === 'LOYALTY_API_KEY')?.valueFrom?.secretKeyRef;
+    expect(key?.name).toBe(secret.metadata.name);
+    expect(Object.keys(secret.stringData)).toContain(key?.key);
+    expect(read('README.md')).toContain(`kubectl create secret generic ${key?.name} --from-literal=${key?.key}=`);
+    expect(Object.keys(configMap.data)).not.toContain('LOYALTY_API_KEY');
+  });
+
+  it('forbids concurrent scheduled runs (the lease covers a Job started by hand)', () => {
+    expect(cronJob.spec.concurrencyPolicy).toBe('Forbid');
+    expect(readDeploy(`${KUBERNETES_KIT}/cronjob.yaml`)).toContain('kubectl create job --from');
+  });
+});
+
+describe('the Cloud Run job', () => {
+  const job = cloudRunJob();
+  const task = job.spec.template.spec.template.spec;
+  const env = (name: string) => task.containers[0].env.find((variable) => variable.name === name);
+
+  it('is a run.googleapis.com/v1 Job of one task with its retries set', () => {
+    expect(job.apiVersion).toBe('run.googleapis.com/v1');
+    expect(job.kind).toBe('Job');
+    expect(job.spec.template.spec.taskCount).toBe(1);
+    expect(Number.isInteger(task.maxRetries)).toBe(true);
+  });
+
+  it('reaches GCS through its S3 interoperability endpoint with HMAC keys from Secret Manager', () => {
+    expect(env('LOYALTY_EXPORT__S3__ENDPOINT')?.value).toBe('https://storage.googleapis.com');
+    for (const name of ['AWS_ACCESS_KEY_ID', 'AWS_SECRET_ACCESS_KEY']) expect(env(name)?.valueFrom?.secretKeyRef?.name).toBeTruthy();
+  });
+});
+
+describe('the ECS task and its EventBridge schedule', () => {
+  const taskDefinition = ecsTaskDefinition();
+  const [container] = taskDefinition.containerDefinitions;
+  const schedule = ecsSchedule();
+
+  it('runs on Fargate with a task role, ephemeral storage for the mirror, and logs', () => {
+    expect(taskDefinition.requiresCompatibilities).toEqual(['FARGATE']);
+    expect(taskDefinition.taskRoleArn).toMatch(/^arn:aws:iam::\d{12}:role\/.+/);
+    // Fargate's range is 21 to 200 GiB; without it a task gets 20 GiB.
+    expect(taskDefinition.ephemeralStorage?.sizeInGiB).toBeGreaterThanOrEqual(21);
+    expect(container.logConfiguration?.logDriver).toBe('awslogs');
+  });
+
+  it('reads its secrets from Secrets Manager or SSM', () => {
+    expect(container.secrets?.length).toBeGreaterThan(0);
+    for (const { valueFrom } of container.secrets ?? []) expect(valueFrom).toMatch(/^arn:aws:(secretsmanager|ssm):/);
+  });
+
+  it("times the run out with coreutils' timeout, which signals loyalty-sync alone", () => {
+    const wrapper = ecsTimeoutWrapper(container.entryPoint);
+    expect(wrapper.command).toEqual(['loyalty-sync']);
+    // Without --foreground, timeout signals its process group too: loyalty-sync would see a second signal and exit at once.
+    expect(wrapper.options).toContain('--foreground');
+  });
+
+  it('is started by a schedule of the same task definition, on time, on Fargate', () => {
+    expect(schedule.FlexibleTimeWindow.Mode).toBe('OFF');
+    expect(schedule.Target.EcsParameters.TaskDefinitionArn).toMatch(new RegExp(`:task-definition/${taskDefinition.family}(:\\d+)?$`));
+    expect(schedule.Target.EcsParameters.LaunchType).toBe('FARGATE');
+    expect(schedule.Target.EcsParameters.TaskCount ?? 1).toBe(1);
+  });
+});
+
+describe('the GitHub Actions workflow', () => {
+  const flow = workflow();
+  const { job, step, script } = workflowJob();
+  const awsStep = job.steps.find((candidate) => candidate.uses?.startsWith('aws-actions/configure-aws-credentials@'));
+
+  it('runs one at a time, without cancelling the run in progress', () => {
+    expect(flow.concurrency?.group).toBeTruthy();
+    expect(flow.concurrency?.['cancel-in-progress']).toBe(false);
+  });
+
+  it('reaches AWS through OIDC with credentials that outlast the job', () => {
+    expect(flow.permissions?.['id-token']).toBe('write');
+    expect(awsStep?.with?.['role-to-assume']).toMatch(/^arn:aws:iam::\d{12}:role\/.+/);
+    // The container gets the credentials once and cannot refresh them.
+    expect(Number(awsStep?.with?.['role-duration-seconds'])).toBeGreaterThanOrEqual((job['timeout-minutes'] ?? Infinity) * 60);
+  });
+
+  it('passes every setting it makes into the container, by name, with the key only on the step that runs it', () => {
+    const { passed } = dockerRun(script);
+    const settings = Object.keys({ ...job.env, ...step.env }).filter((name) => name.startsWith('LOYALTY_') || name === 'LOG_LEVEL');
+    expect(settings.filter((name) => !passed.some((variable) => variable.name === name))).toEqual([]);
+    expect(passed.filter((variable) => variable.value !== undefined)).toEqual([]);
+    expect(Object.keys(job.env ?? {})).not.toContain('LOYALTY_API_KEY');
+  });
+
+  it('makes docker the step\'s process, so the runner\'s stop signal reaches loyalty-sync', () => {
+    expect(script.trim()).toMatch(/^exec docker run /);
+  });
+});
