@@ -8,7 +8,7 @@ import { metricsFileProblem, writeMetricsFile } from '../metrics/metricsFile.js'
 import { gatewayForDisplay, pushToGateway } from '../metrics/pushgateway.js';
 import { createMetrics, knownLabelValues, type Metrics } from '../metrics/registry.js';
 import { configuredPlace, describePlace, lastFullExport, sameCalendarDay } from '../export/lastFullExport.js';
-import { runJob, type JobName, type JobOutcome, type WorkerDeps } from '../runtime/jobs.js';
+import { runJobThenSave, type JobName, type JobOutcome, type WorkerDeps } from '../runtime/jobs.js';
 import { withWorker } from '../runtime/worker.js';
 
 const HELP = `Usage: loyalty-sync once [--config FILE] [--verify] [--export-daily] [--accept-removals] [--metrics-file PATH] [--pushgateway URL]
@@ -83,7 +83,7 @@ export async function onceCommand(argv: string[], ctx: CommandContext): Promise<
           results.push(outcome);
           continue;
         }
-        const outcome = (step === 'export' && values['export-daily'] ? exportNotDue(deps, new Date()) : null) ?? (await runJob(step, deps, signal, { acceptRemovals: values['accept-removals'] === true, exportSignal: deadline }));
+        const outcome = (step === 'export' && values['export-daily'] ? exportNotDue(deps, new Date()) : null) ?? (await runJobThenSave(step, deps, signal, { acceptRemovals: values['accept-removals'] === true, exportSignal: deadline }));
         ctx.stdout.write(`${outcome.ok ? 'ok  ' : 'FAIL'} ${outcome.summary}\n`);
         results.push(outcome);
       }

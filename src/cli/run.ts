@@ -6,10 +6,11 @@ import { parseListenAddress, type ListenAddress } from '../metrics/listenAddress
 import { createMetrics, knownLabelValues } from '../metrics/registry.js';
 import { LIVENESS_PATH, ListenError, METRICS_PATH, READINESS_PATH, startMetricsServer, type MetricsServer } from '../metrics/server.js';
 import { LockLostError } from '../runtime/lock.js';
-import { runJob } from '../runtime/jobs.js';
+import { runJobThenSave } from '../runtime/jobs.js';
 import { startScheduler } from '../runtime/scheduler.js';
 import { ShutdownDeadlineError } from '../runtime/shutdown.js';
 import { withWorker } from '../runtime/worker.js';
+import { LeaseLostError } from '../state/errors.js';
 
 const HELP = `Usage: loyalty-sync run [--config FILE] [--metrics-listen HOST:PORT]
 
@@ -53,13 +54,13 @@ export async function runCommand(argv: string[], ctx: CommandContext): Promise<n
   const health = served?.health;
   try {
     const stopReason = await withWorker(ctx, { command: 'run', createsMirror: true, waitForLock: true, facts: served?.metrics.facts, health }, async (deps, signal, deadline) => {
-      const scheduler = startScheduler({ schedule: ctx.config.schedule, logger: ctx.logger, run: (job) => runJob(job, deps, signal, { exportSignal: deadline }), health });
+      const scheduler = startScheduler({ schedule: ctx.config.schedule, logger: ctx.logger, run: (job) => runJobThenSave(job, deps, signal, { exportSignal: deadline }), health });
       await new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
       await scheduler.stop();
       return (deadline.aborted ? deadline.reason : signal.reason) as unknown;
     });
     // Losing the lock is not a requested stop, nor is work aborted at the deadline a clean one: a supervisor should see it.
-    if (stopReason instanceof LockLostError || stopReason instanceof ShutdownDeadlineError) {
+    if (stopReason instanceof LockLostError || stopReason instanceof ShutdownDeadlineError || stopReason instanceof LeaseLostError) {
       ctx.stderr.write(`loyalty-sync: ${stopReason.message}\n`);
       return EXIT_FAILED;
     }

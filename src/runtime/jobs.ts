@@ -70,6 +70,22 @@ export function statePushHooks(state: StateSession | undefined): Pick<PushOption
   };
 }
 
+/**
+ * Runs the job, then, with a state in the bucket, saves what it changed, so a run stopped later
+ * (killed, or past its deadline) loses none of it. A save that fails fails the job's outcome.
+ */
+export async function runJobThenSave(job: JobName, deps: WorkerDeps, signal?: AbortSignal, options: JobOptions = {}): Promise<JobOutcome> {
+  const outcome = await runJob(job, deps, signal, options);
+  if (deps.state === undefined) return outcome;
+  try {
+    await deps.state.save();
+    return outcome;
+  } catch (error) {
+    deps.logger.error({ err: error, job }, 'could not save the state to the bucket');
+    return { ...outcome, ok: false, summary: `${outcome.summary}; the state could not be saved: ${describeError(error)}` };
+  }
+}
+
 /** Runs one job once and turns its report, or its failure, into one line. Never throws. */
 export async function runJob(job: JobName, deps: WorkerDeps, signal?: AbortSignal, options: JobOptions = {}): Promise<JobOutcome> {
   const logger = deps.logger.child({ job });
