@@ -20,6 +20,17 @@ export type ImportResult =
   | { ok: true; created: number; existing: number; rows: number }
   | { ok: false; problems: RowProblem[] };
 
+/** One row of a queued file: where it stood, its cells as written, and the job that holds its write (new or already queued). */
+export interface QueuedRow {
+  line: number;
+  cells: string[];
+  jobId: number;
+}
+
+export type RowsImportResult =
+  | { ok: true; columns: string[]; rows: QueuedRow[]; created: number }
+  | { ok: false; problems: RowProblem[] };
+
 /** The header a file of this kind may have: its fields in snake_case, plus `idempotency_key`. */
 export function csvColumns(kind: JobKind): { required: string[]; optional: string[] } {
   const fields = KINDS[kind].fields;
@@ -41,6 +52,16 @@ interface ParsedRow {
  * importing the same file again queues nothing new.
  */
 export function importCsv(db: Db, options: { kind: JobKind; file: string; text: string; now: Date }): ImportResult {
+  const result = importCsvRows(db, options);
+  if (!result.ok) return result;
+  return { ok: true, created: result.created, existing: result.rows.length - result.created, rows: result.rows.length };
+}
+
+/**
+ * As importCsv, and says which job holds each row, in the file's order (the write inbox answers per row).
+ * Inside a caller's transaction its own becomes a savepoint, so the caller can commit a record of the file with it.
+ */
+export function importCsvRows(db: Db, options: { kind: JobKind; file: string; text: string; now: Date }): RowsImportResult {
   const { kind, file } = options;
   let rows: ParsedRow[];
   try {
@@ -56,7 +77,7 @@ export function importCsv(db: Db, options: { kind: JobKind; file: string; text: 
   const columns = header.cells.map((cell) => cell.trim());
 
   const problems: RowProblem[] = [];
-  const jobs: Array<{ line: number; job: NewJob }> = [];
+  const jobs: Array<{ line: number; cells: string[]; job: NewJob }> = [];
   const occurrences = new Map<string, number>();
   const explicitKeys = new Map<string, number>();
   for (const row of rows) {
@@ -90,7 +111,7 @@ export function importCsv(db: Db, options: { kind: JobKind; file: string; text: 
       occurrences.set(content, occurrence + 1);
       idempotencyKey = deriveKey(kind, validation.payload, occurrence);
     }
-    jobs.push({ line: row.line, job: { kind, payload: validation.payload, idempotencyKey, source: `${basename(file)}:${row.line}` } });
+    jobs.push({ line: row.line, cells: row.cells, job: { kind, payload: validation.payload, idempotencyKey, source: `${basename(file)}:${row.line}` } });
   }
   if (problems.length > 0) return { ok: false, problems };
 
@@ -98,8 +119,13 @@ export function importCsv(db: Db, options: { kind: JobKind; file: string; text: 
     return db
       .transaction(() => {
         let created = 0;
-        for (const { job } of jobs) if (enqueueJob(db, job, options.now).created) created++;
-        return { ok: true as const, created, existing: jobs.length - created, rows: jobs.length };
+        const queued: QueuedRow[] = [];
+        for (const { line, cells, job } of jobs) {
+          const result = enqueueJob(db, job, options.now);
+          if (result.created) created++;
+          queued.push({ line, cells, jobId: result.job.id });
+        }
+        return { ok: true as const, columns, rows: queued, created };
       })
       .immediate();
   } catch (error) {

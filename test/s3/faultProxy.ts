@@ -49,6 +49,8 @@ export interface FaultProxyOptions {
 export interface FaultProxy {
   endpoint: string;
   writes: WriteSeen[];
+  /** Keys of the objects read (GET of one object; listings are not counted), as they arrived. */
+  reads: string[];
   /** Writes answered 503 SlowDown without reaching the store. */
   slowdowns: number;
   /** Writes the store applied whose answer the client never got. */
@@ -88,10 +90,12 @@ function answerLocally(req: IncomingMessage, res: ServerResponse, status: number
  */
 export async function startFaultProxy(upstream: string, options: FaultProxyOptions = {}): Promise<FaultProxy> {
   const target = new URL(upstream);
-  const proxy: FaultProxy = { endpoint: '', writes: [], slowdowns: 0, drops: 0, corruptions: 0, close: async () => undefined };
+  const proxy: FaultProxy = { endpoint: '', writes: [], reads: [], slowdowns: 0, drops: 0, corruptions: 0, close: async () => undefined };
   const server: Server = createServer((req: IncomingMessage, res) => {
     if (options.notImplemented?.(req.method ?? '', decodeURIComponent((req.url ?? '').replace(/^\/[^/?]+\/?/, '')))) return answerLocally(req, res, 501, () => NOT_IMPLEMENTED);
     const isWrite = req.method !== 'GET' && req.method !== 'HEAD';
+    const readKey = decodeURIComponent((req.url ?? '').replace(/^\/[^/?]+\/?/, '').split('?')[0]);
+    if (req.method === 'GET' && readKey !== '') proxy.reads.push(readKey);
     let fault: WriteFault = 'pass';
     if (isWrite) {
       const write: WriteSeen = { number: proxy.writes.length + 1, method: req.method ?? '', path: decodeURIComponent((req.url ?? '').replace(/^\/[^/?]+\/?/, '')), headers: req.headers, body: '' };

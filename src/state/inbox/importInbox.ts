@@ -1,0 +1,66 @@
+import type { BucketObjects } from '../../bucket/objects.js';
+import type { Db } from '../../db/open.js';
+import type { Logger } from '../../log.js';
+import { writeErrorsFiles } from './errorsFiles.js';
+import { findInboxName, listedAsBefore } from './inboxNames.js';
+import { INBOX_FOLDER, inboxPathShape } from './layout.js';
+import { queueInboxFile } from './queueInboxFile.js';
+import { sha256Hex } from './sha256.js';
+
+export interface InboxReport {
+  /** Inbox files whose rows were queued this run. */
+  imported: string[];
+  /** Jobs those files added to the queue (rows already queued by an earlier file or command are not counted). */
+  queued: number;
+  /** Inbox files refused whole this run; each has its errors file beside it. */
+  refused: string[];
+  /** Inbox files whose bytes an earlier file already brought: nothing was imported again. */
+  repeated: string[];
+  /** Objects under inbox/ that are not KIND/NAME.csv: left alone. */
+  ignored: string[];
+}
+
+/**
+ * Queues the rows of every CSV file put under inbox/KIND/ since the last run, each set of bytes exactly
+ * once, and writes the errors of each refused file beside it. A file is read only when the listing shows
+ * it new or changed; a name replaced with other bytes is a new file, and the same bytes under another name
+ * are the file already imported. `now` times the queued jobs, as `queue import` does.
+ */
+export async function importInbox(db: Db, objects: BucketObjects, logger: Logger, now: Date = new Date()): Promise<InboxReport> {
+  const report: InboxReport = { imported: [], queued: 0, refused: [], repeated: [], ignored: [] };
+  const listed = (await objects.list(INBOX_FOLDER)).sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  for (const object of listed) {
+    const shape = inboxPathShape(object.path);
+    if (shape.shape === 'other') report.ignored.push(object.path);
+    if (shape.shape !== 'file') continue;
+    const known = findInboxName(db, shape.place);
+    if (known !== undefined && listedAsBefore(known, object)) continue;
+    // Gone since the listing: the next listing says whether it comes back.
+    const bytes = await objects.readBytes(object.path);
+    if (bytes === null) continue;
+    const result = queueInboxFile(db, shape.place, bytes, sha256Hex(bytes), object, now);
+    if (result.outcome === 'imported') {
+      report.imported.push(object.path);
+      report.queued += result.created;
+    } else if (result.outcome === 'refused') {
+      report.refused.push(object.path);
+    } else if (result.outcome === 'repeated') {
+      report.repeated.push(object.path);
+    }
+  }
+  await writeErrorsFiles(db, objects);
+  logReport(report, logger);
+  return report;
+}
+
+function logReport(report: InboxReport, logger: Logger): void {
+  for (const path of report.refused) logger.warn({ path }, `write inbox: ${path} refused, nothing queued; its problems are in the .errors.txt file beside it`);
+  for (const path of report.repeated) logger.info({ path }, `write inbox: ${path} holds bytes already imported; nothing queued again`);
+  if (report.imported.length > 0) logger.info({ files: report.imported.length, queued: report.queued }, `write inbox: ${report.imported.length} file(s) imported, ${report.queued} job(s) queued`);
+  if (report.ignored.length > 0) {
+    logger.warn(
+      { count: report.ignored.length, example: report.ignored[0] },
+      `write inbox: ${report.ignored.length} object(s) under inbox/ are not KIND/NAME.csv and were left alone, e.g. ${report.ignored[0]}`,
+    );
+  }
+}

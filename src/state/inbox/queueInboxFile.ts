@@ -1,0 +1,49 @@
+import type { StoredObject } from '../../bucket/objects.js';
+import type { Db } from '../../db/open.js';
+import { importCsvRows, type RowProblem } from '../../queue/importCsv.js';
+import { isJobKind, JOB_KINDS } from '../../queue/types.js';
+import { findInboxFile, recordImportedFile, recordRefusedFile } from './inboxFiles.js';
+import { findInboxName, pointInboxName } from './inboxNames.js';
+import { inboxPath, type InboxName } from './layout.js';
+
+/**
+ * What became of bytes read from an inbox name: `unchanged` when the name already held them, `repeated`
+ * when another name (or this one, earlier) brought the same bytes, which are not imported again.
+ */
+export type QueueOutcome = { outcome: 'imported'; created: number } | { outcome: 'refused' } | { outcome: 'repeated' } | { outcome: 'unchanged' };
+
+/**
+ * Queues the rows of one inbox file, or refuses it whole, and records which bytes the name holds, all in
+ * one transaction: a crash before the commit leaves nothing queued and nothing recorded, so the next run
+ * imports the file again from the start; after it, the file is known and never imported twice.
+ */
+export function queueInboxFile(db: Db, place: InboxName, bytes: Buffer, sha256: string, listed: Pick<StoredObject, 'size' | 'modifiedMs'>, now: Date): QueueOutcome {
+  return db
+    .transaction((): QueueOutcome => {
+      const known = findInboxName(db, place);
+      const earlier = findInboxFile(db, place.kind, sha256);
+      if (earlier !== undefined) {
+        pointInboxName(db, place, earlier.id, listed, now);
+        return { outcome: known?.fileId === earlier.id ? 'unchanged' : 'repeated' };
+      }
+      const file = { kind: place.kind, sha256, size: bytes.byteLength, firstName: place.name, now };
+      if (!isJobKind(place.kind)) {
+        const problem = `folder: "${place.kind}" is not a kind of write; expected ${inboxPath({ kind: 'KIND', name: place.name })} with KIND one of ${JOB_KINDS.join(', ')}`;
+        pointInboxName(db, place, recordRefusedFile(db, { ...file, errors: `${problem}\n` }), listed, now);
+        return { outcome: 'refused' };
+      }
+      const result = importCsvRows(db, { kind: place.kind, file: `${place.name}.csv`, text: bytes.toString('utf8'), now });
+      if (!result.ok) {
+        pointInboxName(db, place, recordRefusedFile(db, { ...file, errors: errorsText(result.problems) }), listed, now);
+        return { outcome: 'refused' };
+      }
+      pointInboxName(db, place, recordImportedFile(db, { ...file, columns: result.columns, rows: result.rows }), listed, now);
+      return { outcome: 'imported', created: result.created };
+    })
+    .immediate();
+}
+
+/** One line per problem, as `queue import` prints them. */
+function errorsText(problems: readonly RowProblem[]): string {
+  return problems.map((problem) => `line ${problem.line}: ${problem.field}: ${problem.message}\n`).join('');
+}

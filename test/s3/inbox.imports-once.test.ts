@@ -1,0 +1,160 @@
+import { parse } from 'csv-parse/sync';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { createBucketClient, type BucketClient } from '../../src/bucket/client.js';
+import { BucketObjects } from '../../src/bucket/objects.js';
+import { listJobs } from '../../src/queue/listJobs.js';
+import { retryJob } from '../../src/queue/retryJob.js';
+import { importInbox, writeOutbox } from '../../src/state/inbox/index.js';
+import { mirrorCustomers, pushUntilSettled, queue, startHarness, usableCustomers, type Harness } from '../queue/helpers.js';
+import { startFaultProxy, type FaultProxy } from './faultProxy.js';
+import { getBytes, listKeys, newBucket, putText, storeClient, swift, useAwsEnv } from './helpers.js';
+
+/**
+ * The write inbox against the S3 server on loopback, through a proxy that counts (and can refuse) each
+ * write, and the simulator over loopback, which records every write it applied in its ledger.
+ */
+describe('the write inbox: files under inbox/KIND/ are queued once, and their outcome lands in outbox/KIND/', () => {
+  const s3 = storeClient();
+  let bucket: string;
+  let proxy: FaultProxy;
+  let client: BucketClient;
+  /** Writes to this key are refused (403), as a store may refuse a write. */
+  let refuseWritesTo: string | null = null;
+  /** A write's key, without the query the SDK adds. */
+  const keyOf = (path: string): string => path.split('?')[0];
+  let h: Harness;
+  let prefix: string;
+  let objects: BucketObjects;
+  let test = 0;
+
+  beforeAll(async () => {
+    useAwsEnv();
+    bucket = await newBucket(s3);
+    proxy = await startFaultProxy(swift().endpoint, { fault: (write) => (refuseWritesTo !== null && keyOf(write.path) === refuseWritesTo ? 'deny' : 'pass') });
+    client = createBucketClient({ endpoint: proxy.endpoint, region: 'us-east-1', forcePathStyle: true, partSizeMiB: 5 }, {});
+  });
+  afterAll(async () => {
+    client.s3.destroy();
+    await proxy.close();
+  });
+  beforeEach(async () => {
+    h = await startHarness();
+    prefix = `state-${++test}`;
+    objects = new BucketObjects(client, { bucket, prefix, url: `s3://${bucket}/${prefix}` }, h.logger);
+    refuseWritesTo = null;
+  });
+  afterEach(() => h.close());
+
+  const put = (path: string, text: string): Promise<void> => putText(s3, bucket, `${prefix}/${path}`, text);
+  const read = async (path: string): Promise<string> => (await getBytes(s3, bucket, `${prefix}/${path}`)).toString('utf8');
+  const keys = async (): Promise<string[]> => (await listKeys(s3, bucket, `${prefix}/`)).map((key) => key.slice(prefix.length + 1));
+  /** Writes that reached the store (or were refused) for one path under the prefix, so far. */
+  const writesTo = (path: string): number => proxy.writes.filter((write) => keyOf(write.path) === `${prefix}/${path}`).length;
+  const writesUnderPrefix = (): number => proxy.writes.filter((write) => write.path.startsWith(`${prefix}/`)).length;
+  const readsUnderPrefix = (): number => proxy.reads.filter((key) => key.startsWith(`${prefix}/`)).length;
+
+  it('pushes each row of a file once, then writes its results with every job id and state; the same bytes again, under any name, queue nothing', async () => {
+    const customers = usableCustomers(h.sim).slice(0, 3);
+    mirrorCustomers(h.db, customers);
+    const reasons = ['inbox grant, first', 'inbox grant "second"', 'inbox grant third'];
+    const rows = customers.map((customer, i) => [customer.merchant_id, String(10 + i), reasons[i]]);
+    const text = ['customer_merchant_id,points,reason', `${rows[0][0]},${rows[0][1]},"inbox grant, first"`, `${rows[1][0]},${rows[1][1]},"inbox grant ""second"""`, `${rows[2].join(',')}`, ''].join('\n');
+    await put('inbox/add_points/june.csv', text);
+
+    expect(await importInbox(h.db, objects, h.logger, h.now())).toEqual({ imported: ['inbox/add_points/june.csv'], queued: 3, refused: [], repeated: [], ignored: [] });
+    expect(await importInbox(h.db, objects, h.logger, h.now())).toEqual({ imported: [], queued: 0, refused: [], repeated: [], ignored: [] });
+    await put('inbox/add_points/june-again.csv', text);
+    expect(await importInbox(h.db, objects, h.logger, h.now())).toEqual({ imported: [], queued: 0, refused: [], repeated: ['inbox/add_points/june-again.csv'], ignored: [] });
+    expect(listJobs(h.db)).toHaveLength(3);
+
+    // Nothing is written while a row's write is still queued.
+    expect(await writeOutbox(h.db, objects, h.logger)).toEqual({ written: [], waiting: 2 });
+    await pushUntilSettled(h);
+    const ledger = h.sim.ledger().filter((entry) => entry.kind === 'add_points');
+    for (const reason of reasons) expect(ledger.filter((entry) => (entry.body as { reason?: unknown }).reason === reason), reason).toHaveLength(1);
+
+    expect(await writeOutbox(h.db, objects, h.logger)).toEqual({ written: ['outbox/add_points/june.results.csv', 'outbox/add_points/june-again.results.csv'], waiting: 0 });
+    const jobIds = listJobs(h.db).map((job) => String(job.id)).sort((a, b) => Number(a) - Number(b));
+    const expected = [['customer_merchant_id', 'points', 'reason', 'job_id', 'state', 'message'], ...rows.map((row, i) => [...row, jobIds[i], 'succeeded', ''])];
+    expect(parse(await read('outbox/add_points/june.results.csv'))).toEqual(expected);
+    expect(parse(await read('outbox/add_points/june-again.results.csv'))).toEqual(expected);
+
+    // A run with nothing new lists the inbox, reads no file of it again, and writes nothing at all.
+    const [writesBefore, readsBefore] = [writesUnderPrefix(), readsUnderPrefix()];
+    expect(await importInbox(h.db, objects, h.logger, h.now())).toMatchObject({ imported: [], queued: 0, repeated: [] });
+    expect(await writeOutbox(h.db, objects, h.logger)).toEqual({ written: [], waiting: 0 });
+    expect([writesUnderPrefix(), readsUnderPrefix()]).toEqual([writesBefore, readsBefore]);
+  });
+
+  it('refuses a bad file whole with its errors beside it, never retries the same bytes, and imports them once replaced with good ones', async () => {
+    const [customer] = usableCustomers(h.sim);
+    const bad = ['customer_merchant_id,points,reason', `${customer.merchant_id},5,ok row`, `${customer.merchant_id},ten,bad row`, ''].join('\n');
+    await put('inbox/add_points/bad.csv', bad);
+    await put('inbox/addpoints/typo.csv', 'customer_merchant_id,points,reason\n');
+    await put('inbox/add_points/notes.txt', 'not a CSV file');
+
+    expect(await importInbox(h.db, objects, h.logger, h.now())).toEqual({
+      imported: [],
+      queued: 0,
+      refused: ['inbox/add_points/bad.csv', 'inbox/addpoints/typo.csv'],
+      repeated: [],
+      ignored: ['inbox/add_points/notes.txt'],
+    });
+    expect(listJobs(h.db)).toEqual([]);
+    expect(await read('inbox/add_points/bad.errors.txt')).toBe('line 3: points: "ten" is not valid; expected a non-zero whole number\n');
+    expect(await read('inbox/addpoints/typo.errors.txt')).toBe(
+      'folder: "addpoints" is not a kind of write; expected inbox/KIND/typo.csv with KIND one of add_points, update_review, delete_review, create_order, claim_reward\n',
+    );
+
+    // The same bytes, even put again, are not tried again, and their errors are not written again.
+    await put('inbox/add_points/bad.csv', bad);
+    const writesBefore = writesUnderPrefix();
+    expect(await importInbox(h.db, objects, h.logger, h.now())).toMatchObject({ imported: [], queued: 0, refused: [] });
+    expect(writesUnderPrefix()).toBe(writesBefore);
+
+    await put('inbox/add_points/bad.csv', bad.replace(',ten,', ',10,'));
+    expect(await importInbox(h.db, objects, h.logger, h.now())).toMatchObject({ imported: ['inbox/add_points/bad.csv'], queued: 2, refused: [] });
+    expect(listJobs(h.db).map((job) => job.payload.reason)).toEqual(['ok row', 'bad row']);
+    // The errors of the bytes it no longer holds are gone.
+    expect(await keys()).toEqual(['inbox/add_points/bad.csv', 'inbox/add_points/notes.txt', 'inbox/addpoints/typo.csv', 'inbox/addpoints/typo.errors.txt']);
+  });
+
+  it("rewrites a results file when a job's outcome changes (a dead write retried), only then, and retries a write the store refused", async () => {
+    const [poor, other] = usableCustomers(h.sim);
+    mirrorCustomers(h.db, [poor, other]);
+    const tooMany = poor.points_approved + 1000;
+    await put('inbox/add_points/spend.csv', ['customer_merchant_id,points,reason', `${poor.merchant_id},-${tooMany},spend`, `${other.merchant_id},3,bonus`, ''].join('\n'));
+    await importInbox(h.db, objects, h.logger, h.now());
+    await pushUntilSettled(h);
+    const results = 'outbox/add_points/spend.results.csv';
+
+    refuseWritesTo = `${prefix}/${results}`;
+    await expect(writeOutbox(h.db, objects, h.logger)).rejects.toThrow(/PutObject/);
+    refuseWritesTo = null;
+    expect(await writeOutbox(h.db, objects, h.logger)).toEqual({ written: [results], waiting: 0 });
+    const [spend, bonus] = listJobs(h.db);
+    const dead = parse(await read(results)) as string[][];
+    expect(dead.slice(1).map((row) => row.slice(3))).toEqual([
+      [String(spend.id), 'dead', spend.lastError],
+      [String(bonus.id), 'succeeded', ''],
+    ]);
+    expect(dead[1][5]).toMatch(/cannot remove/);
+    expect(await writeOutbox(h.db, objects, h.logger)).toEqual({ written: [], waiting: 0 });
+    expect(writesTo(results)).toBe(2);
+
+    // The customer gets the points, then the dead write is retried (`queue retry`): its row now says succeeded.
+    queue(h, 'add_points', { customer_merchant_id: poor.merchant_id, points: String(tooMany), reason: 'top up' });
+    await pushUntilSettled(h);
+    expect(await writeOutbox(h.db, objects, h.logger)).toEqual({ written: [], waiting: 0 });
+    retryJob(h.db, spend.id, h.now());
+    expect(await writeOutbox(h.db, objects, h.logger)).toEqual({ written: [], waiting: 1 });
+    await pushUntilSettled(h);
+    expect(await writeOutbox(h.db, objects, h.logger)).toEqual({ written: [results], waiting: 0 });
+    expect((parse(await read(results)) as string[][]).slice(1).map((row) => row.slice(3))).toEqual([
+      [String(spend.id), 'succeeded', ''],
+      [String(bonus.id), 'succeeded', ''],
+    ]);
+    expect(await writeOutbox(h.db, objects, h.logger)).toEqual({ written: [], waiting: 0 });
+    expect(writesTo(results)).toBe(3);
+  });
+});
