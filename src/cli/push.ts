@@ -1,8 +1,8 @@
 import { parseCommandArgs } from './args.js';
 import { requireApiKey, type CommandContext } from './context.js';
 import { withWorker } from '../runtime/worker.js';
-import { pushDueJobs, summarizePush } from '../queue/push/pushDueJobs.js';
-import { statePushHooks } from '../runtime/jobs.js';
+import { summarizePush } from '../queue/push/pushDueJobs.js';
+import { pushQueue } from '../runtime/jobs.js';
 
 function pushUsage(): string {
   return [
@@ -45,7 +45,7 @@ export async function pushCommand(argv: string[], ctx: CommandContext): Promise<
     return 0;
   }
   requireApiKey(ctx, 'push');
-  const report = await withWorker(ctx, { command: 'push', createsMirror: false, waitForLock: false }, (deps, signal) => pushDueJobs({ ...deps, signal, ...statePushHooks(deps.state) }));
+  const report = await withWorker(ctx, { command: 'push', createsMirror: false, waitForLock: false }, (deps, signal) => pushQueue(deps, signal));
   ctx.stdout.write(`${summarizePush(report)}\n`);
   if (report.unreachable !== null) {
     ctx.stderr.write(`loyalty-sync: the API at ${ctx.config.api.baseUrl} could not be reached (${report.unreachable}); the remaining jobs stay queued for the next push.\n`);

@@ -7,7 +7,8 @@ import type { ManifestDeltaTable } from '../export/manifest.js';
 import type { Logger } from '../log.js';
 import type { StateSession } from '../state/session.js';
 import type { OpsFacts } from '../metrics/facts.js';
-import { pushDueJobs, summarizePush, type PushOptions } from '../queue/index.js';
+import { pushDueJobs, summarizePush, type PushReport } from '../queue/index.js';
+import { importInbox, writeOutbox } from '../state/inbox/index.js';
 import { deepRefreshFacts } from './deepRefreshFacts.js';
 import { queueFacts } from './queueFacts.js';
 import { lastVerifyFact } from './verifyFacts.js';
@@ -56,18 +57,30 @@ export interface JobOptions {
 }
 
 /**
- * With a state in the bucket, jobs' `running` mark reaches the bucket before they are sent, the lease
- * must still be this run's at each send, and jobs a previous run left running are recovered at once.
+ * One push of the due jobs. With a state in the bucket: the inbox's new files are queued first; each
+ * job's `running` mark reaches the bucket before it is sent, and only while the lease is this run's;
+ * jobs a previous run left running are recovered at once (no other worker can be at work); and the
+ * outcomes of finished inbox files land in the outbox.
  */
-export function statePushHooks(state: StateSession | undefined): Pick<PushOptions, 'beforeSend' | 'othersGone'> {
-  if (state === undefined) return {};
-  return {
+export async function pushQueue(deps: WorkerDeps, signal?: AbortSignal, logger: Logger = deps.logger): Promise<PushReport> {
+  const state = deps.state;
+  if (state === undefined) return pushDueJobs({ ...deps, logger, signal });
+  const now = new Date();
+  const inbox = await importInbox(deps.db, state.objects, logger, now);
+  if (inbox.imported.length + inbox.refused.length > 0) logger.info({ ...inbox }, `inbox: ${inbox.imported.length} file(s) queued (${inbox.queued} job(s)), ${inbox.refused.length} refused`);
+  const report = await pushDueJobs({
+    ...deps,
+    logger,
+    signal,
     beforeSend: async () => {
       await state.save();
       await state.ensureLease();
     },
     othersGone: true,
-  };
+  });
+  const outbox = await writeOutbox(deps.db, state.objects, logger);
+  if (outbox.written.length > 0) logger.info({ ...outbox }, `outbox: ${outbox.written.length} results file(s) written`);
+  return report;
 }
 
 /**
@@ -106,7 +119,7 @@ export async function runJob(job: JobName, deps: WorkerDeps, signal?: AbortSigna
         return { job, ok: report.ok, summary: `${job}: ${parts.join(', ')}` };
       }
       case 'push': {
-        const report = await pushDueJobs({ ...deps, logger, signal, ...statePushHooks(deps.state) });
+        const report = await pushQueue(deps, signal, logger);
         deps.facts?.queueCounted(...queueFacts(deps.db));
         const unreachable = report.unreachable === null ? '' : `; stopped: the API at ${deps.config.api.baseUrl} could not be reached (${report.unreachable})`;
         // A job that went dead is a write that will not happen without a person: the run failed.

@@ -140,6 +140,7 @@ export class StateSession {
           this.head = result.entry;
           this.validUntil = started + this.safeLeaseMs();
           this.startRenewing();
+          this.options.logger.info({ state: this.place.url, entry: result.entry.seq, leaseUntil: result.entry.leaseUntil }, 'took the lease on the state');
           return null;
         }
         continue;

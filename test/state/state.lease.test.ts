@@ -1,0 +1,112 @@
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openDatabase } from '../../src/db/open.js';
+import { startSimulator, type SimulatorHandle } from '../../src/simulator/index.js';
+import { runCli } from '../helpers/cli.js';
+import { startCli } from '../helpers/process.js';
+import { mirrorDiffAll } from '../helpers/sync.js';
+import { tempDir } from '../helpers/tempDir.js';
+import { startConditionalPutProxy, type ConditionalPutProxy } from '../s3/conditionalPutProxy.js';
+import { awsEnv, newBucket, storeClient, swift } from '../s3/helpers.js';
+
+const LEASE_SECONDS = 3;
+
+describe('the lease on the state in the bucket', () => {
+  const client = storeClient();
+  let sim: SimulatorHandle;
+  let proxy: ConditionalPutProxy;
+  let bucket: string;
+
+  beforeAll(async () => {
+    sim = await startSimulator({ seed: 28, size: 'small' });
+    proxy = await startConditionalPutProxy(swift().endpoint, client);
+    bucket = await newBucket(client);
+  });
+  afterAll(async () => {
+    await sim.close();
+    await proxy.close();
+    client.destroy();
+  });
+
+  /** The environment of a run in a folder of its own, on the state at `prefix`. */
+  const envFor = (prefix: string, settings: Record<string, string> = {}) => {
+    const dir = tempDir();
+    return {
+      dir,
+      env: {
+        ...awsEnv(proxy.endpoint),
+        LOYALTY_API_KEY: sim.keys.full,
+        LOYALTY_BASE_URL: sim.url,
+        LOYALTY_DB: join(dir, 'mirror.db'),
+        LOYALTY_EXPORT_DIR: join(dir, 'exports'),
+        LOYALTY_STATE_URL: `s3://${bucket}/${prefix}`,
+        LOYALTY_STATE__LEASE_SECONDS: String(LEASE_SECONDS),
+        // Small pages: a whole sync takes seconds, long enough to be caught holding the lease.
+        LOYALTY_API__PAGE_SIZE: '25',
+        ...settings,
+      },
+    };
+  };
+  const tookLease = (line: Record<string, unknown>) => line.msg === 'took the lease on the state';
+
+  it('lets one of two runs started together work and the other skip, and sends nothing twice', async () => {
+    const customer = (sim.truth('customers') as Array<{ merchant_id: string; blocked: boolean }>).find((c) => !c.blocked)!;
+    const queued = await runCli(['queue', 'add-points', '--customer', customer.merchant_id, '--points', '15', '--reason', 'two at once'], envFor('together'));
+    expect(queued.code, queued.stderr).toBe(0);
+    const ledgerBefore = sim.ledger().length;
+
+    const [first, second] = await Promise.all([runCli(['once'], envFor('together')), runCli(['once'], envFor('together'))]);
+    expect(first.code, first.stderr).toBe(0);
+    expect(second.code, second.stderr).toBe(0);
+    const skipped = [first, second].filter((result) => /^once: skipped: the state at s3:\/\/\S+ is leased to once on \S+ \(pid \d+\) until \d{4}-\d\d-\d\dT[\d:.]+Z\.$/m.test(result.stdout));
+    expect(skipped, `${first.stdout}\n---\n${second.stdout}`).toHaveLength(1);
+    const credits = sim.ledger().slice(ledgerBefore).filter((entry) => entry.kind === 'add_points' && entry.target === customer.merchant_id);
+    expect(credits).toHaveLength(1);
+  });
+
+  it('fences off a run paused past its lease: another takes over, and the paused one cannot save and exits 1 with one sentence', async () => {
+    const paused = startCli(['sync'], envFor('paused').env);
+    await paused.waitForLine(tookLease);
+    paused.child.kill('SIGSTOP');
+    await sleep((LEASE_SECONDS + 2) * 1000);
+
+    const other = envFor('paused');
+    const takeover = await runCli(['sync'], other);
+    expect(takeover.code, takeover.stderr).toBe(0);
+
+    paused.child.kill('SIGCONT');
+    const { code } = await paused.exited;
+    expect(code).toBe(1);
+    // The sync's streams say they stopped; the last line says why, in one sentence.
+    expect(paused.stderr().trim().split('\n').at(-1)).toMatch(/^loyalty-sync: This run lost its lease on the state at s3:\/\/\S+\/paused: sync on \S+ \(pid \d+\) wrote entry \d+ at \S+ \(the lease ran out while this run was held up\); nothing more of this run is saved\.$/);
+
+    // The bucket holds the run that took over: a fresh folder restores the whole program.
+    const check = envFor('paused');
+    expect((await runCli(['queue', 'list'], check)).code).toBe(0);
+    const db = openDatabase(join(check.dir, 'mirror.db'), { mustExist: true });
+    try {
+      expect(mirrorDiffAll(db, sim)).toEqual([]);
+    } finally {
+      db.close();
+    }
+  });
+
+  it('makes other commands wait a bounded time, then exit 1 naming the holder; a killed holder frees the state when its lease runs out', async () => {
+    const holder = startCli(['run'], envFor('held').env);
+    await holder.waitForLine(tookLease);
+
+    const waited = await runCli(['sync'], envFor('held', { LOYALTY_STATE__LEASE_WAIT_SECONDS: '1' }));
+    expect(waited.code).toBe(1);
+    expect(waited.stderr.trim()).toMatch(/^loyalty-sync: The state at s3:\/\/\S+\/held is leased to run on \S+ \(pid \d+\) until \S+; waited 1 s \(state\.leaseWaitSeconds\) for it to end\.$/);
+    const once = await runCli(['once'], envFor('held'));
+    expect(once.code, once.stderr).toBe(0);
+    expect(once.stdout).toMatch(/^once: skipped: the state at s3:\/\/\S+\/held is leased to run on /m);
+
+    holder.child.kill('SIGKILL');
+    await holder.exited;
+    // Nobody releases a killed run's lease; it runs out, and the next run takes over by itself.
+    const next = await runCli(['sync'], envFor('held', { LOYALTY_STATE__LEASE_WAIT_SECONDS: String(LEASE_SECONDS * 4) }));
+    expect(next.code, next.stderr).toBe(0);
+  });
+});

@@ -1,0 +1,89 @@
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openDatabase } from '../../src/db/open.js';
+import { startSimulator, type SimulatorHandle } from '../../src/simulator/index.js';
+import { runCli } from '../helpers/cli.js';
+import { mirrorDiffAll } from '../helpers/sync.js';
+import { tempDir } from '../helpers/tempDir.js';
+import { startConditionalPutProxy } from '../s3/conditionalPutProxy.js';
+import { startFaultProxy, type FaultProxy } from '../s3/faultProxy.js';
+import { awsEnv, listKeys, newBucket, storeClient, swift } from '../s3/helpers.js';
+
+describe('the state on a store that misbehaves', () => {
+  const client = storeClient();
+  let sim: SimulatorHandle;
+  const closers: Array<() => Promise<void>> = [];
+
+  beforeAll(async () => {
+    sim = await startSimulator({ seed: 29, size: 'tiny' });
+  });
+  afterAll(async () => {
+    await sim.close();
+    for (const close of closers) await close();
+    client.destroy();
+  });
+
+  const runIn = (endpoint: string, bucket: string, args: string[]) => {
+    const dir = tempDir();
+    const env = {
+      ...awsEnv(endpoint),
+      LOYALTY_API_KEY: sim.keys.full,
+      LOYALTY_BASE_URL: sim.url,
+      LOYALTY_DB: join(dir, 'mirror.db'),
+      LOYALTY_EXPORT_DIR: join(dir, 'exports'),
+      LOYALTY_STATE_URL: `s3://${bucket}/state-here`,
+    };
+    return { dir, result: runCli(args, { env }) };
+  };
+
+  it('refuses a store that accepts create-only writes but ignores them, in one sentence, writing nothing but the probe', async () => {
+    const bucket = await newBucket(client);
+    const ignoring = await startConditionalPutProxy(swift().endpoint, client, { ignoreConditions: true });
+    const seen: FaultProxy = await startFaultProxy(ignoring.endpoint);
+    closers.push(ignoring.close, seen.close);
+
+    const { result } = runIn(seen.endpoint, bucket, ['sync']);
+    const { code, stderr } = await result;
+    expect(code).toBe(1);
+    expect(stderr.trim()).toMatch(
+      /^loyalty-sync: The object store at http:\/\/127\.0\.0\.1:\d+ accepts create-only writes \(If-None-Match: \*\) but ignores them, so a lease on s3:\/\/\S+\/state-here could not keep two runs apart; state\.url needs AWS S3, GCS, R2, MinIO, Ceph, or Swift 2\.36 or newer\.$/,
+    );
+    const written = new Set(seen.writes.filter((write) => write.method === 'PUT').map((write) => write.path.split('?')[0]));
+    expect([...written]).toEqual(['state-here/.loyalty-sync-create-only-probe']);
+    expect((await listKeys(client, bucket)).filter((key) => key !== 'state-here/.loyalty-sync-create-only-probe')).toEqual([]);
+    // Nothing was synced either: the refusal comes before the API is asked anything.
+    expect(sim.ledger()).toHaveLength(0);
+  });
+
+  it('saves and restores through SlowDown answers and writes applied whose answers were lost', async () => {
+    const bucket = await newBucket(client);
+    const enforcing = await startConditionalPutProxy(swift().endpoint, client);
+    let writes = 0;
+    // Every third write is answered 503 SlowDown, every fifth is applied and its answer dropped.
+    const faulty = await startFaultProxy(enforcing.endpoint, { fault: () => (++writes % 5 === 0 ? 'drop-after-apply' : writes % 3 === 0 ? 'slowdown' : 'pass') });
+    closers.push(enforcing.close, faulty.close);
+
+    const first = await runIn(faulty.endpoint, bucket, ['sync']).result;
+    expect(first.code, first.stderr).toBe(0);
+    const customer = (sim.truth('customers') as Array<{ merchant_id: string; blocked: boolean }>).find((c) => !c.blocked)!;
+    const queued = await runIn(faulty.endpoint, bucket, ['queue', 'add-points', '--customer', customer.merchant_id, '--points', '7', '--reason', 'faulty store']).result;
+    expect(queued.code, queued.stderr).toBe(0);
+    const once = await runIn(faulty.endpoint, bucket, ['once']).result;
+    expect(once.code, once.stderr).toBe(0);
+    const last = runIn(faulty.endpoint, bucket, ['sync']);
+    expect((await last.result).code).toBe(0);
+
+    expect(faulty.drops).toBeGreaterThan(0);
+    expect(faulty.slowdowns).toBeGreaterThan(0);
+    // The dropped answers included log entries: the writer recognised its own entry and went on.
+    expect(faulty.writes.some((write, index) => (index + 1) % 5 === 0 && write.path.includes('/state/log/'))).toBe(true);
+    expect(sim.ledger().filter((entry) => entry.kind === 'add_points' && entry.target === customer.merchant_id)).toHaveLength(1);
+    const db = openDatabase(join(last.dir, 'mirror.db'), { mustExist: true });
+    try {
+      expect(mirrorDiffAll(db, sim)).toEqual([]);
+      expect(db.prepare('SELECT state FROM write_jobs').all()).toEqual([{ state: 'succeeded' }]);
+    } finally {
+      db.close();
+    }
+  });
+});
