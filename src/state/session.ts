@@ -215,6 +215,7 @@ export class StateSession {
     const previous = this.head?.manifest ?? null;
     if (previous !== null && !changedSince(db, previous.epoch)) return { kind: 'none', bytes: 0, seconds: 0 };
     const started = performance.now();
+    this.options.logger.info({ state: this.place.url, after: previous?.epoch ?? null }, 'saving the state to the bucket');
     const prepared = await prepareSave(db, this.dbPath, this.objects, previous, this.options.config.export.s3.partSizeMiB * 1024 * 1024);
     const entry = await this.appendNow('save', prepared.manifest);
     prepared.afterCommit(db);
