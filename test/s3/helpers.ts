@@ -51,8 +51,16 @@ export function storeClient(): S3Client {
 /** A new bucket with a unique name. */
 export async function newBucket(client: S3Client): Promise<string> {
   const bucket = `t-${randomBytes(6).toString('hex')}`;
-  await client.send(new CreateBucketCommand({ Bucket: bucket }));
-  return bucket;
+  // Swift's account server may still be starting on a busy machine: it answers 503 until it is up.
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      await client.send(new CreateBucketCommand({ Bucket: bucket }));
+      return bucket;
+    } catch (error) {
+      if ((error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode !== 503 || attempt >= 60) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+    }
+  }
 }
 
 export async function listKeys(client: S3Client, bucket: string, prefix = ''): Promise<string[]> {
