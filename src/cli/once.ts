@@ -1,3 +1,4 @@
+import type { Registry } from 'prom-client';
 import type { ApiClient } from '../api/client.js';
 import { describeError } from '../api/errors.js';
 import { plainHttpWarning } from '../config.js';
@@ -9,7 +10,6 @@ import { gatewayForDisplay, pushToGateway } from '../metrics/pushgateway.js';
 import { createMetrics, knownLabelValues } from '../metrics/registry.js';
 import { createStateMetrics } from '../metrics/stateMetrics.js';
 import type { LeaseHeldError } from '../state/errors.js';
-import type { Registry } from 'prom-client';
 import { configuredPlace, describePlace, lastFullExport, sameCalendarDay } from '../export/lastFullExport.js';
 import { runJobThenSave, type JobName, type JobOutcome, type WorkerDeps } from '../runtime/jobs.js';
 import { withWorker } from '../runtime/worker.js';
