@@ -3,7 +3,9 @@ import { createApiClient, type ApiClient } from '../api/client.js';
 import type { Config } from '../config.js';
 import { openDatabase, openDatabaseForReading, type Db } from '../db/open.js';
 import type { Logger } from '../log.js';
+import type { LeaseHeldError } from '../state/errors.js';
 import type { StateSession } from '../state/session.js';
+import type { StateFactsRelay } from './stateFactsRelay.js';
 import { UsageError } from './errors.js';
 
 /** What every command receives from the dispatcher: no module-level singletons. */
@@ -14,6 +16,13 @@ export interface CommandContext {
   stderr: Writable;
   /** With `state.url`: the state in the bucket, under this run's lease (absent for commands that keep none). */
   state?: StateSession;
+  /**
+   * With `state.url`, for a command that asked to skip (`once`): another run holds the lease. The
+   * command must leave the mirror alone; it says so and hands over its metrics (runWithState).
+   */
+  leaseHeld?: LeaseHeldError;
+  /** With `state.url`: the state's facts (restore, saves, a skip), for the command's metrics to `attach` to. */
+  stateFacts?: StateFactsRelay;
 }
 
 /**

@@ -1,12 +1,15 @@
+import type { Registry } from 'prom-client';
 import type { ApiClient } from '../api/client.js';
 import { describeError } from '../api/errors.js';
 import { plainHttpWarning } from '../config.js';
-import { requireApiKey, type CommandContext } from './context.js';
+import { createClient, requireApiKey, type CommandContext } from './context.js';
 import { parseCommandArgs } from './args.js';
 import { EXIT_FAILED, EXIT_OK, UsageError } from './errors.js';
 import { metricsFileProblem, writeMetricsFile } from '../metrics/metricsFile.js';
 import { gatewayForDisplay, pushToGateway } from '../metrics/pushgateway.js';
-import { createMetrics, knownLabelValues, type Metrics } from '../metrics/registry.js';
+import { createMetrics, knownLabelValues } from '../metrics/registry.js';
+import { createStateMetrics } from '../metrics/stateMetrics.js';
+import type { LeaseHeldError } from '../state/errors.js';
 import { configuredPlace, describePlace, lastFullExport, sameCalendarDay } from '../export/lastFullExport.js';
 import { runJobThenSave, type JobName, type JobOutcome, type WorkerDeps } from '../runtime/jobs.js';
 import { withWorker } from '../runtime/worker.js';
@@ -22,6 +25,9 @@ still runs from the mirror. Without LOYALTY_API_KEY nothing runs: exit 2.
 Exit 0 only if every step succeeded, 1 if any failed or was skipped (a push fails when a job went dead
 in it, and its line names each: id, kind and the API's answer) or another loyalty-sync holds the
 mirror, 2 for bad usage or config. Meant for cron-style container jobs (Kubernetes CronJob, ECS tasks).
+With state.url, a run that finds another run's live lease on the state prints one line saying it
+skipped, who holds the lease and until when, and exits 0; its metrics are then the loyalty_state_*
+families alone (the skip counted), and a push of them replaces only those in the program's group.
 
   --export-daily        export only when no full export of the configured formats (export.formats) has
                         reached the configured place yet today (in schedule.timezone): export.url's
@@ -64,7 +70,9 @@ export async function onceCommand(argv: string[], ctx: CommandContext): Promise<
   const problem = metricsFile === undefined ? null : metricsFileProblem(metricsFile);
   if (problem !== null) throw new UsageError(`--metrics-file is "${metricsFile}", but ${problem}; expected a file path in a folder this user may write, such as /var/lib/node_exporter/textfile/loyalty_sync.prom.`);
   const gateway = values.pushgateway === undefined ? undefined : gatewayUrl(values.pushgateway);
+  if (ctx.leaseHeld !== undefined) return skipForHeldLease(ctx, ctx.leaseHeld, { metricsFile, gateway });
   const metrics = metricsFile === undefined && gateway === undefined ? null : createMetrics(knownLabelValues(ctx.config));
+  if (metrics !== null) ctx.stateFacts?.attach(metrics.state);
 
   requireApiKey(ctx, 'once');
   const steps = values.verify ? ONCE_STEPS_VERIFIED : ONCE_STEPS;
@@ -93,7 +101,7 @@ export async function onceCommand(argv: string[], ctx: CommandContext): Promise<
     ok = outcomes.length === steps.length && outcomes.every((outcome) => outcome.ok);
   } finally {
     // Also after a failure (even one that throws): a failed run is what an alert needs to see.
-    if (metrics !== null) ok = (await deliver(ctx, metrics, { metricsFile, gateway, programId })) && ok;
+    if (metrics !== null) ok = (await deliver(ctx, metrics.registry, { metricsFile, gateway, programId, replaceGroup: true })) && ok;
   }
   return ok ? EXIT_OK : EXIT_FAILED;
 }
@@ -111,12 +119,39 @@ function exportNotDue(deps: WorkerDeps, now: Date): JobOutcome | null {
   return { job: 'export', ok: true, summary: `export: not due (--export-daily): today's full export ${last.runId} to ${describePlace(place)} finished at ${last.finishedAt}` };
 }
 
-/** Writes and pushes the run's metrics; false only when the metrics file could not be written. */
-async function deliver(ctx: CommandContext, metrics: Metrics, to: { metricsFile?: string; gateway?: string; programId: string }): Promise<boolean> {
+/**
+ * With a state in the bucket (`state.url`), another run holds its lease and is doing this run's work:
+ * one line says who and until when, and the run exits 0. The metrics it hands over are the state's
+ * alone (the skip counted, the state's last save by its log), since it never opened the mirror;
+ * pushed, they replace only those families of the program's group, which keeps what the last run that
+ * did the work reported (its syncs, queue and exports), so the other alerts go on reading them.
+ */
+async function skipForHeldLease(ctx: CommandContext, held: LeaseHeldError, to: { metricsFile?: string; gateway?: string }): Promise<number> {
+  ctx.stdout.write(`once: skipped: the state at ${ctx.config.state.url} is leased to ${held.holder} until ${held.until}.\n`);
+  if (to.metricsFile === undefined && to.gateway === undefined) return EXIT_OK;
+  const metrics = createStateMetrics();
+  ctx.stateFacts?.attach(metrics.state);
+  let programId = UNKNOWN_PROGRAM;
+  if (to.gateway !== undefined && ctx.config.api.apiKey !== '') {
+    const client = createClient(ctx);
+    try {
+      programId = await programOf(client);
+    } finally {
+      await client.close();
+    }
+  }
+  return (await deliver(ctx, metrics.registry, { ...to, programId, replaceGroup: false })) ? EXIT_OK : EXIT_FAILED;
+}
+
+/**
+ * Writes and pushes the run's metrics; false only when the metrics file could not be written. With
+ * `replaceGroup` the push replaces the program's whole group, else only the families it carries.
+ */
+async function deliver(ctx: CommandContext, registry: Registry, to: { metricsFile?: string; gateway?: string; programId: string; replaceGroup: boolean }): Promise<boolean> {
   let written = true;
   if (to.metricsFile !== undefined) {
     try {
-      await writeMetricsFile(to.metricsFile, metrics.registry);
+      await writeMetricsFile(to.metricsFile, registry);
     } catch (error) {
       ctx.stderr.write(`loyalty-sync: could not write the metrics file ${to.metricsFile} (--metrics-file): ${describeError(error)}.\n`);
       written = false;
@@ -126,7 +161,7 @@ async function deliver(ctx: CommandContext, metrics: Metrics, to: { metricsFile?
     const plain = plainHttpWarning(to.gateway, 'The Pushgateway');
     if (plain !== null) ctx.logger.warn(plain);
     try {
-      await pushToGateway(to.gateway, to.programId, metrics.registry);
+      await pushToGateway(to.gateway, to.programId, registry, to.replaceGroup ? 'PUT' : 'POST');
     } catch (error) {
       const shown = gatewayForDisplay(to.gateway);
       ctx.logger.warn({ pushgateway: shown }, `could not push the metrics to the Pushgateway at ${shown}: ${describeError(error)}`);
@@ -136,7 +171,7 @@ async function deliver(ctx: CommandContext, metrics: Metrics, to: { metricsFile?
 }
 
 /** The Pushgateway groups by program; the credential's identity names it. */
-async function programOf(client: ApiClient, signal: AbortSignal): Promise<string> {
+async function programOf(client: ApiClient, signal?: AbortSignal): Promise<string> {
   try {
     const identity = await client.whoami({ signal, retry: false });
     const id = 'program_id' in identity ? identity.program_id : undefined;

@@ -51,6 +51,7 @@ export async function runCommand(argv: string[], ctx: CommandContext): Promise<n
       throw new UsageError(`${describeListenSource(fromFlag)} is "${listen}", but ${error.reason}.`);
     }
   }
+  if (served !== null) ctx.stateFacts?.attach(served.metrics.state);
   const health = served?.health;
   try {
     const stopReason = await withWorker(ctx, { command: 'run', createsMirror: true, waitForLock: true, facts: served?.metrics.facts, health }, async (deps, signal, deadline) => {

@@ -1,4 +1,5 @@
 import type { Config } from '../config.js';
+import type { StateSession } from '../state/session.js';
 import type { Db } from '../db/open.js';
 import { lastExport, lastPublication, type LastExport, type LastPublication } from '../export/index.js';
 import { deltaTables, type DeltaTableStatus } from '../export/delta/deltaStatus.js';
@@ -8,6 +9,7 @@ import { listDrift, type DriftEntry } from '../drift/index.js';
 import { formatAge } from '../formatAge.js';
 import { checkHealth } from '../health/checkHealth.js';
 import { readSyncStatus, type StreamStatus } from '../sync/index.js';
+import { renderStateStatus, stateStatus, type StateStatus } from '../state/stateStatus.js';
 import { readDeepRefreshStatus, type DeepRefreshStatus } from '../sync/deepRefreshStatus.js';
 import { lastVerify, type LastVerify } from '../verify/index.js';
 import { parseCommandArgs } from './args.js';
@@ -27,7 +29,8 @@ Show what an operator asks first:
   the last verify: when, full or sampled, rows compared, differences found and repaired;
   whether a loyalty-sync process (e.g. \`run\`) holds the mirror's writer lock;
   schema drift: fields the API spec does not list, and values outside a listed enum, per stream,
-    with an example (emails masked), when first and last seen, and in how many records.
+    with an example (emails masked), when first and last seen, and in how many records;
+  with state.url: the state in the bucket, its last save and size, and who holds its lease until when.
 
 With --check, it checks instead, for probes and cron alerts: one line per finding and exit 1 when
   a configured stream's last successful sync is older than health.maxSyncAgeMinutes (default 60),
@@ -65,9 +68,11 @@ export interface StatusReport {
   lock: LockHolder | null;
   /** What the API's records carried beyond the spec (the key's spelling is fixed by issue 14). */
   schema_drift: DriftEntry[];
+  /** The state in the bucket (state.url): where, its last save and size, its lease; null without state.url. */
+  state: StateStatus | null;
 }
 
-export function collectStatus(db: Db, config: Readonly<Config>, now: Date = new Date()): StatusReport {
+export function collectStatus(db: Db, config: Readonly<Config>, now: Date = new Date(), state?: StateSession): StatusReport {
   return {
     generatedAt: now.toISOString(),
     streams: readSyncStatus(db, now),
@@ -79,12 +84,13 @@ export function collectStatus(db: Db, config: Readonly<Config>, now: Date = new 
     lastVerify: lastVerify(db),
     lock: readLockHolder(db, undefined, now),
     schema_drift: listDrift(db),
+    state: state === undefined ? null : stateStatus(state.place.url, state.newest, now),
   };
 }
 
 /** One text block per section of the report, blank-line separated; a new section adds its block here. */
 export function renderStatus(status: StatusReport): string {
-  const sections = [renderStreams(status.streams), renderDeepRefresh(status.deepRefresh), renderQueue(status.queue), renderExport(status.lastExport), renderPublication(status.lastPublication), renderDelta(status.delta), renderVerify(status.lastVerify), renderLock(status.lock), renderDrift(status.schema_drift)];
+  const sections = [renderStreams(status.streams), renderDeepRefresh(status.deepRefresh), renderQueue(status.queue), renderExport(status.lastExport), renderPublication(status.lastPublication), renderDelta(status.delta), renderVerify(status.lastVerify), renderLock(status.lock), renderDrift(status.schema_drift), ...(status.state === null ? [] : [renderStateStatus(status.state)])];
   return `${sections.join('\n\n')}\n`;
 }
 
@@ -142,7 +148,7 @@ export async function statusCommand(argv: string[], ctx: CommandContext): Promis
       else ctx.stdout.write(findings.length === 0 ? `healthy: streams synced, no dead or long-unknown jobs, ${exports}, deep refreshes on time\n` : `${findings.map((finding) => finding.message).join('\n')}\n`);
       return findings.length === 0 ? EXIT_OK : EXIT_FAILED;
     }
-    const status = collectStatus(db, ctx.config);
+    const status = collectStatus(db, ctx.config, new Date(), ctx.state);
     ctx.stdout.write(values.json ? `${JSON.stringify(status, null, 2)}\n` : renderStatus(status));
     return EXIT_OK;
   } finally {

@@ -2,6 +2,7 @@ import type { ExportFormat, StreamName } from '../config.js';
 import type { DriftKind } from '../drift/types.js';
 import type { ExportTable } from '../export/schema.js';
 import type { JobKind, JobState } from '../queue/types.js';
+import type { StateFacts } from '../state/session.js';
 
 /** How one exchange with the API ended: its HTTP status, or `error` when no status arrived. */
 export type ApiOutcome = number | 'error';
@@ -86,4 +87,13 @@ export interface OpsFacts {
   lastPublicationFailureRead(at: Date | null): void;
   /** The schema drift findings the mirror holds for a stream (distinct field paths, enum values, mistyped paths), per kind. */
   schemaDriftCounted(stream: StreamName, counts: Readonly<Record<DriftKind, number>>): void;
+}
+
+/**
+ * What the metrics hear of the state in the bucket (`state.url`): the session's restores, saves and
+ * skips, and when the state was last saved as its log said when the run began.
+ */
+export interface StateMetricsFacts extends StateFacts {
+  /** The newest save the state's log named at the start of the run (null before the first), so a run that saves nothing still says how old the state is. */
+  lastSaveRead(at: Date | null): void;
 }

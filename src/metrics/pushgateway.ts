@@ -6,11 +6,12 @@ export const PUSHGATEWAY_JOB = 'loyalty_sync';
 const PUSH_TIMEOUT_MS = 10_000;
 
 /**
- * Replaces this program's group on a Prometheus Pushgateway with the registry's metrics
- * (`PUT /metrics/job/loyalty_sync/program_id/ID`). Throws with the reason when the gateway cannot
- * be reached or refuses; the caller decides that this is only a warning.
+ * Pushes the registry's metrics to this program's group on a Prometheus Pushgateway
+ * (`/metrics/job/loyalty_sync/program_id/ID`): `PUT` replaces the whole group, `POST` only the
+ * families the registry holds. Throws with the reason when the gateway cannot be reached or refuses;
+ * the caller decides that this is only a warning.
  */
-export async function pushToGateway(url: string, programId: string, registry: Registry): Promise<void> {
+export async function pushToGateway(url: string, programId: string, registry: Registry, method: 'PUT' | 'POST' = 'PUT'): Promise<void> {
   const target = new URL(url);
   // A gateway behind basic auth is given as http://user:password@host; the credentials travel as a header.
   const headers: Record<string, string> = { 'content-type': registry.contentType };
@@ -19,7 +20,7 @@ export async function pushToGateway(url: string, programId: string, registry: Re
   }
   target.pathname = `${target.pathname.replace(/\/+$/, '')}/metrics/job/${PUSHGATEWAY_JOB}/program_id/${encodeURIComponent(programId)}`;
   const response = await request(`${target.origin}${target.pathname}`, {
-    method: 'PUT',
+    method,
     headers,
     body: await registry.metrics(),
     headersTimeout: PUSH_TIMEOUT_MS,

@@ -2,12 +2,15 @@ import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom
 import { STREAM_NAMES, type Config, type ExportFormat, type StreamName } from '../config.js';
 import { JOB_KINDS, JOB_STATES } from '../queue/types.js';
 import { DRIFT_KINDS } from '../drift/types.js';
-import { PUBLICATION_OUTCOMES, PUSH_OUTCOMES, SYNC_CHANGES, SYNC_OUTCOMES, VERIFY_CLASSES, type OpsFacts } from './facts.js';
+import { PUBLICATION_OUTCOMES, PUSH_OUTCOMES, SYNC_CHANGES, SYNC_OUTCOMES, VERIFY_CLASSES, type OpsFacts, type StateMetricsFacts } from './facts.js';
+import { registerStateMetrics } from './stateMetrics.js';
 
 /** The metrics of one process: a registry of its own (never prom-client's global one) and the facts that feed it. */
 export interface Metrics {
   registry: Registry;
   facts: OpsFacts;
+  /** What the state in the bucket (state.url) tells: restores, saves, skips. */
+  state: StateMetricsFacts;
 }
 
 const LINT_FAILING_DEFAULTS = ['nodejs_active_handles_total', 'nodejs_active_requests_total', 'nodejs_active_resources_total'];
@@ -25,10 +28,12 @@ export interface KnownLabelValues {
   formats: readonly ExportFormat[];
   /** Whether the scheduled exports publish to a bucket (`export.url` is set). */
   publishes: boolean;
+  /** Whether the mirror's state is kept in a bucket (`state.url` is set). */
+  keepsState: boolean;
 }
 
-export function knownLabelValues(config: Readonly<Pick<Config, 'sync' | 'export'>>): KnownLabelValues {
-  return { streams: config.sync.streams, formats: config.export.formats, publishes: config.export.url !== '' };
+export function knownLabelValues(config: Readonly<Pick<Config, 'sync' | 'export' | 'state'>>): KnownLabelValues {
+  return { streams: config.sync.streams, formats: config.export.formats, publishes: config.export.url !== '', keepsState: config.state.url !== '' };
 }
 
 /**
@@ -93,6 +98,9 @@ export function createMetrics(known?: KnownLabelValues): Metrics {
     registers,
   });
   publicationLastFailure.remove();
+
+  // The state in the bucket (issue 27).
+  const state = registerStateMetrics(registry, known?.keepsState);
 
   if (known !== undefined) {
     for (const stream of known.streams) {
@@ -173,5 +181,5 @@ export function createMetrics(known?: KnownLabelValues): Metrics {
       for (const kind of DRIFT_KINDS) schemaDrift.set({ stream, kind }, counts[kind]);
     },
   };
-  return { registry, facts };
+  return { registry, facts, state };
 }

@@ -38,7 +38,7 @@ export interface StateFacts {
   leaseSkipped(): void;
 }
 
-export type BeginResult = { session: StateSession } | { skipped: LeaseHeldError };
+export type BeginResult = { session: StateSession } | { skipped: LeaseHeldError; newest: LogEntry | null };
 
 export interface SaveReport {
   kind: 'base' | 'segment' | 'none';
@@ -68,7 +68,7 @@ export async function beginStateSession(options: StateSessionOptions, facts?: St
   const held = await session.acquire();
   if (held !== null) {
     facts?.leaseSkipped();
-    return { skipped: held };
+    return { skipped: held, newest: session.newest };
   }
   try {
     const restored = await session.prepareMirror();

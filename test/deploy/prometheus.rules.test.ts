@@ -16,12 +16,12 @@ const rules = [RULES, RUN_RULES].flatMap((file) => (parse(readFileSync(file, 'ut
 describe('the Prometheus rules files', () => {
   it('pass promtool check rules', async () => {
     const result = await promtool(['check', 'rules', RULES, RUN_RULES]);
-    expect(result.output).toContain('SUCCESS: 11 rules found');
+    expect(result.output).toContain('SUCCESS: 12 rules found');
     expect(result.output).toContain('SUCCESS: 1 rules found');
     expect(result.code).toBe(0);
   });
 
-  it('alerts on a stale or never successful sync, API errors, a 429 storm, dead jobs, ageing unknown jobs, a stale or never successful export, a failed publication, the process down, a defect found by verify and an overdue deep refresh', () => {
+  it('alerts on a stale or never successful sync, API errors, a 429 storm, dead jobs, ageing unknown jobs, a stale or never successful export, a failed publication, the process down, a defect found by verify, an overdue deep refresh and runs that keep skipping a held lease', () => {
     expect(rules.map((rule) => rule.alert).sort()).toEqual([
       'LoyaltyApiErrors',
       'LoyaltyApiRateLimitStorm',
@@ -30,6 +30,7 @@ describe('the Prometheus rules files', () => {
       'LoyaltyExportNeverSucceeded',
       'LoyaltyExportPublicationFailed',
       'LoyaltyExportStale',
+      'LoyaltyStateLeaseSkipping',
       'LoyaltySyncDown',
       'LoyaltySyncNeverSucceeded',
       'LoyaltySyncStale',
@@ -402,5 +403,57 @@ describe('the alert on a failed publication (issue 26), under promtool test rule
         alert_rule_test: [{ eval_time: '9m', alertname: 'LoyaltyExportPublicationFailed', exp_alerts: entry.expected }],
       })),
     );
+  });
+});
+
+describe('the alert on runs that keep skipping a held lease (issue 27), under promtool test rules', () => {
+  it('LoyaltyStateLeaseSkipping fires once the newest run has skipped for 30 minutes with no save for an hour (or none ever), and not while the holder saves, once a run did the work, or for a run that never skips', async () => {
+    // As the Pushgateway serves the CronJob's group: each push's values hold until the next one.
+    const skips = (values: string) => ({ series: 'loyalty_state_lease_skips_total{job="loyalty_sync", program_id="7"}', values });
+    const lastSave = (values: string) => ({ series: 'loyalty_state_last_save_timestamp_seconds{job="loyalty_sync", program_id="7"}', values });
+    const fires = [
+      alert(
+        {},
+        'loyalty-sync: runs keep skipping, and the state has not been saved for over an hour',
+        "The newest runs of `once` found the state's lease held by another run, which has saved nothing for over an hour. `loyalty-sync status` names the holder and its lease's end: a run that is gone frees it within state.leaseSeconds; one that hangs but keeps renewing must be stopped.",
+      ),
+    ];
+    await expectRuleTests([
+      {
+        name: 'the holder saved at 0, then hung: every run from 1m skips; a run at 101m does the work and saves',
+        interval: '1m',
+        input_series: [skips('0 1x100 0x49'), lastSave(`0x100 ${101 * 60}x49`)],
+        alert_rule_test: [
+          // Unsaved for an hour from 60m, then pending for 30 minutes.
+          { eval_time: '89m', alertname: 'LoyaltyStateLeaseSkipping', exp_alerts: [] },
+          { eval_time: '91m', alertname: 'LoyaltyStateLeaseSkipping', exp_alerts: fires },
+          { eval_time: '105m', alertname: 'LoyaltyStateLeaseSkipping', exp_alerts: [] },
+        ],
+      },
+      {
+        name: 'a long run holds the lease and saves after each job: the others skip for hours',
+        interval: '1m',
+        input_series: [skips('0 1x200'), lastSave('0+60x200')],
+        alert_rule_test: [{ eval_time: '200m', alertname: 'LoyaltyStateLeaseSkipping', exp_alerts: [] }],
+      },
+      {
+        name: 'the state was never saved and every run skips',
+        interval: '1m',
+        input_series: [skips('1x60')],
+        alert_rule_test: [
+          { eval_time: '29m', alertname: 'LoyaltyStateLeaseSkipping', exp_alerts: [] },
+          { eval_time: '31m', alertname: 'LoyaltyStateLeaseSkipping', exp_alerts: fires },
+        ],
+      },
+      {
+        name: 'a scraped run never skips, even when it has saved nothing for hours',
+        interval: '1m',
+        input_series: [
+          { series: 'loyalty_state_lease_skips_total{job="loyalty-sync", instance="10.0.0.7:9464"}', values: '0x300' },
+          { series: 'loyalty_state_last_save_timestamp_seconds{job="loyalty-sync", instance="10.0.0.7:9464"}', values: '0x300' },
+        ],
+        alert_rule_test: [{ eval_time: '300m', alertname: 'LoyaltyStateLeaseSkipping', exp_alerts: [] }],
+      },
+    ]);
   });
 });
