@@ -53,7 +53,7 @@ export async function applyDump(db: Db, file: string, expect: { kind: 'base' | '
         const quoted = quoteName(table.name);
         if (table.whole) {
           // A whole table comes complete: what the mirror had of it is replaced.
-          db.prepare(`DELETE FROM ${quoted}`).run();
+          if (table.replaced) db.prepare(`DELETE FROM ${quoted}`).run();
           return { put: db.prepare(`INSERT INTO ${quoted} (${names}) VALUES (${marks})`), remove: null };
         }
         return { put: db.prepare(`INSERT OR REPLACE INTO ${quoted} (rowid, ${names}) VALUES (?, ${marks})`), remove: db.prepare(`DELETE FROM ${quoted} WHERE rowid = ?`) };

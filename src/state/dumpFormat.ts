@@ -16,7 +16,8 @@ export interface DumpHeader {
   fromEpoch: number | null;
   /** A base's CREATE statements (tables first, then indexes), to build the mirror from nothing. */
   schema: string[] | null;
-  tables: Array<{ name: string; columns: string[]; whole: boolean }>;
+  /** `whole`: the table has no rowids and travels whole; `replaced`: this dump carries it, and it replaces what the mirror had. */
+  tables: Array<{ name: string; columns: string[]; whole: boolean; replaced: boolean }>;
 }
 
 /** A row's line: the table's index in the header, then the rowid (null for whole tables), then its values. */

@@ -29,6 +29,13 @@ export type DumpRange = { kind: 'base'; epoch: number } | { kind: 'segment'; fro
  */
 export async function writeDump(reader: Db, range: DumpRange, file: string): Promise<WrittenDump> {
   const tables = savedTables(reader);
+  // A segment carries a table without rowids only when one of its rows changed in the segment's epochs.
+  const shipped = tables.map(
+    (table) =>
+      range.kind === 'base' ||
+      table.name === 'sqlite_sequence' ||
+      (table.whole && reader.prepare('SELECT 1 FROM state_changes WHERE tbl = ? AND rid = ? AND epoch > ? AND epoch <= ?').get(table.name, WHOLE_TABLE, range.fromEpoch, range.epoch) !== undefined),
+  );
   const columns = tables.map((table) => (reader.prepare(`SELECT * FROM ${quoteName(table.name)} LIMIT 0`).columns() as Array<{ name: string }>).map((column) => column.name));
   const header: DumpHeader = {
     format: DUMP_FORMAT,
@@ -37,7 +44,7 @@ export async function writeDump(reader: Db, range: DumpRange, file: string): Pro
     epoch: range.epoch,
     fromEpoch: range.kind === 'segment' ? range.fromEpoch : null,
     schema: range.kind === 'base' ? schemaStatements(reader) : null,
-    tables: tables.map((table, index) => ({ name: table.name, columns: columns[index], whole: table.whole })),
+    tables: tables.map((table, index) => ({ name: table.name, columns: columns[index], whole: table.whole, replaced: table.whole && shipped[index] })),
   };
   let rows = 0;
   const lines = async function* (): AsyncGenerator<string> {
@@ -48,8 +55,7 @@ export async function writeDump(reader: Db, range: DumpRange, file: string): Pro
       if (range.kind === 'base' || table.name === 'sqlite_sequence') {
         statement = reader.prepare(table.whole ? `SELECT NULL, * FROM ${quoted}` : `SELECT rowid, * FROM ${quoted}`);
       } else if (table.whole) {
-        const changed = reader.prepare('SELECT 1 FROM state_changes WHERE tbl = ? AND rid = ? AND epoch > ? AND epoch <= ?').get(table.name, WHOLE_TABLE, range.fromEpoch, range.epoch);
-        if (changed === undefined) continue;
+        if (!shipped[index]) continue;
         statement = reader.prepare(`SELECT NULL, * FROM ${quoted}`);
       } else {
         // A marked rowid whose row is gone was deleted: the LEFT JOIN gives it no values.
