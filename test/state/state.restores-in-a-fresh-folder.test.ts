@@ -1,9 +1,9 @@
-import { writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/db/open.js';
 import { startSimulator, type SimulatorHandle } from '../../src/simulator/index.js';
-import { runCli } from '../helpers/cli.js';
+import { logRecords, runCli } from '../helpers/cli.js';
 import { mirrorDiffAll } from '../helpers/sync.js';
 import { tempDir } from '../helpers/tempDir.js';
 import { startConditionalPutProxy, type ConditionalPutProxy } from '../s3/conditionalPutProxy.js';
@@ -43,6 +43,34 @@ describe('a job without a volume (state.url)', () => {
     };
     return { dir, run: () => runCli(args, { env }) };
   };
+
+  it('keeps a local mirror that is the state\'s newest, and replaces one another machine has moved past', async () => {
+    const envIn = (dir: string) => ({ env: { ...awsEnv(proxy.endpoint), LOYALTY_API_KEY: sim.keys.full, LOYALTY_BASE_URL: sim.url, LOYALTY_DB: join(dir, 'mirror.db'), LOYALTY_STATE_URL: `s3://${bucket}/two-machines`, LOG_LEVEL: 'info' } });
+    const restored = (stderr: string) => logRecords(stderr).some((record) => record.msg === 'restored the mirror from the bucket');
+    const [x, y] = [tempDir(), tempDir()];
+    expect((await runCli(['sync'], envIn(x))).code).toBe(0);
+    const yFirst = await runCli(['sync'], envIn(y));
+    expect(yFirst.code, yFirst.stderr).toBe(0);
+    expect(restored(yFirst.stderr)).toBe(true);
+
+    sim.tick();
+    // Y's mirror is the state's newest: it is used as it is, not fetched again.
+    const yAgain = await runCli(['sync'], envIn(y));
+    expect(yAgain.code, yAgain.stderr).toBe(0);
+    expect(restored(yAgain.stderr)).toBe(false);
+
+    // X's mirror is behind what Y saved since: set aside, and the bucket's state restored in its place.
+    const xAgain = await runCli(['sync'], envIn(x));
+    expect(xAgain.code, xAgain.stderr).toBe(0);
+    expect(restored(xAgain.stderr)).toBe(true);
+    expect(existsSync(join(x, 'mirror.db.replaced'))).toBe(true);
+    const db = openDatabase(join(x, 'mirror.db'), { mustExist: true });
+    try {
+      expect(mirrorDiffAll(db, sim)).toEqual([]);
+    } finally {
+      db.close();
+    }
+  });
 
   it('restores the mirror in an empty folder, syncs a small fraction of the first run, and pushes what another run queued', async () => {
     const requestsBefore = sim.stats().requests;
