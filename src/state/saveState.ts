@@ -11,6 +11,18 @@ import type { StateManifest } from './leaseLog.js';
 import { planSave, segmentsAfter, type SavePlan } from './planSave.js';
 import { writeDump, type WrittenDump } from './writeDump.js';
 
+/** Where the dumps live, relative to the state's prefix; each under a name of its own. */
+export const DUMPS_FOLDER = 'state/dumps/';
+
+/** A dump no manifest names is removed once this old: a restore of the manifest before has long finished. */
+export const ORPHAN_AGE_MS = 60 * 60 * 1000;
+
+/** The dumps under DUMPS_FOLDER that `manifest` does not name and that are older than ORPHAN_AGE_MS (an undated one is kept). */
+export function orphanDumps(listed: ReadonlyArray<{ path: string; modifiedMs: number }>, manifest: StateManifest, nowMs: number): string[] {
+  const named = new Set([manifest.base.path, ...manifest.segments.map((segment) => segment.path)]);
+  return listed.filter((object) => !named.has(object.path) && object.modifiedMs > 0 && object.modifiedMs < nowMs - ORPHAN_AGE_MS).map((object) => object.path);
+}
+
 export interface PreparedSave {
   manifest: StateManifest;
   plan: SavePlan;
@@ -44,7 +56,7 @@ export async function prepareSave(db: Db, dbPath: string, objects: BucketObjects
     const range = plan.kind === 'base' ? ({ kind: 'base', epoch } as const) : ({ kind: 'segment', fromEpoch: plan.fromEpoch, epoch } as const);
     const dumped = await writeDump(reader, range, file);
     reader.prepare('COMMIT').run();
-    const path = `state/dumps/${String(epoch).padStart(12, '0')}-${plan.kind}-${randomUUID().slice(0, 8)}.jsonl.zst`;
+    const path = `${DUMPS_FOLDER}${String(epoch).padStart(12, '0')}-${plan.kind}-${randomUUID().slice(0, 8)}.jsonl.zst`;
     await upload(objects, path, file, dumped, partSizeBytes);
     const written: StoredDump = { path, bytes: dumped.bytes, sha256: dumped.sha256, rows: dumped.rows, epoch };
     const base = plan.kind === 'base' ? written : previous!.base;

@@ -14,7 +14,7 @@ import { changedSince, createStateTables, installChangeTracking, readLocalMark, 
 import { LeaseHeldError, LeaseLostError, StateError } from './errors.js';
 import { describeHolder, leaseVerdict, LOG_FORMAT, type EntryKind, type LeaseHolder, type LogEntry, type StateManifest } from './leaseLog.js';
 import { restoreMirror, type RestoreReport } from './restoreMirror.js';
-import { prepareSave } from './saveState.js';
+import { DUMPS_FOLDER, orphanDumps, prepareSave } from './saveState.js';
 import { StateLog } from './stateLog.js';
 
 /** How often a waiting command looks at the lease again. */
@@ -255,12 +255,26 @@ export class StateSession {
       if (this.options.mode === 'read') return { kind: 'none', bytes: 0, seconds: 0 };
       const report = await this.save();
       await this.release();
-      void this.log.prune(this.head?.seq ?? 0).catch(() => undefined);
+      await Promise.all([this.log.prune(this.head?.seq ?? 0), this.removeOrphanDumps()]).catch((error: unknown) =>
+        this.options.logger.warn({ err: error, state: this.place.url }, 'could not remove old state objects; the next run tries again'),
+      );
       return report;
     } finally {
       this.writer?.close();
       this.writer = null;
     }
+  }
+
+  /**
+   * Dumps no manifest names: those superseded by merges whose delete failed, and uploads of saves that
+   * were fenced off or killed before their entry. Only older ones go, so a restore reading the
+   * previous manifest right now still finds its dumps.
+   */
+  private async removeOrphanDumps(): Promise<void> {
+    const manifest = this.head?.manifest;
+    if (manifest === null || manifest === undefined) return;
+    const orphans = orphanDumps(await this.objects.list(DUMPS_FOLDER), manifest, this.clock.now());
+    if (orphans.length > 0) await this.objects.delete(orphans);
   }
 
   /** Gives the lease back without saving (a run that failed before it changed anything). */
