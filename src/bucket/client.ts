@@ -51,6 +51,7 @@ export function createBucketClient(settings: Readonly<Config['export']['s3']>, e
     ...(isAws ? {} : { expectContinueHeader: false }),
   });
   if (!isAws) useContentMd5ForDeletes(s3);
+  if (endpoint !== undefined && /(^|\.)storage\.googleapis\.com$/i.test(new URL(endpoint).hostname)) useGenerationPreconditions(s3);
   return { s3, endpointLabel: endpoint ?? `AWS S3 (${region})`, isAws };
 }
 
@@ -92,5 +93,22 @@ function useContentMd5ForDeletes(s3: S3Client): void {
       return next(args);
     },
     { step: 'build', name: 'loyaltyContentMd5ForDeletes', priority: 'low' },
+  );
+}
+
+/**
+ * GCS's XML API ignores `If-None-Match` on uploads; its create-only condition is a generation
+ * precondition, `x-goog-if-generation-match: 0` (the object must not exist). A create-only PUT to GCS
+ * carries both, so the probe, the Delta commits and the state's lease hold there too.
+ */
+function useGenerationPreconditions(s3: S3Client): void {
+  s3.middlewareStack.add(
+    (next, context) => async (args) => {
+      const request = args.request as { headers?: Record<string, string> };
+      const input = args.input as { IfNoneMatch?: string };
+      if (context.commandName === 'PutObjectCommand' && input.IfNoneMatch === '*' && request.headers) request.headers['x-goog-if-generation-match'] = '0';
+      return next(args);
+    },
+    { step: 'build', name: 'loyaltyGcsGenerationPrecondition', priority: 'low' },
   );
 }

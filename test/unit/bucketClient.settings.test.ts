@@ -1,3 +1,4 @@
+import { PutObjectCommand } from '@aws-sdk/client-s3';
 import { describe, expect, it } from 'vitest';
 import type { Config } from '../../src/config.js';
 import { createBucketClient } from '../../src/bucket/client.js';
@@ -33,5 +34,32 @@ describe('createBucketClient', () => {
     expect((await resolved(settings({ endpoint: 'https://s3.eu-west-1.amazonaws.com' }), {})).isAws).toBe(true);
     expect((await resolved(settings({ endpoint: 'https://acct.r2.cloudflarestorage.com' }), {})).isAws).toBe(false);
     expect((await resolved(settings(), { AWS_ENDPOINT_URL_S3: 'http://minio.internal:9000' })).isAws).toBe(false);
+  });
+
+  it('adds GCS\'s generation precondition to a create-only PUT there, and only there', async () => {
+    /** The headers a PUT would carry, caught just before it is sent (nothing leaves the process). */
+    // Credentials come from the provider chain; the request is signed, then caught.
+    Object.assign(process.env, { AWS_ACCESS_KEY_ID: 'AKID', AWS_SECRET_ACCESS_KEY: 'secret', AWS_EC2_METADATA_DISABLED: 'true' });
+    const headersOf = async (endpoint: string, input: { IfNoneMatch?: string }): Promise<Record<string, string>> => {
+      const client = createBucketClient(settings({ endpoint, region: 'auto' }), {});
+      let seen: Record<string, string> = {};
+      client.s3.middlewareStack.add(
+        () => async (args) => {
+          seen = { ...(args.request as { headers: Record<string, string> }).headers };
+          throw new Error('caught before sending');
+        },
+        { step: 'finalizeRequest', name: 'testCatch', priority: 'low' },
+      );
+      await client.s3.send(new PutObjectCommand({ Bucket: 'b', Key: 'k', Body: 'x', ...input })).catch(() => undefined);
+      client.s3.destroy();
+      return seen;
+    };
+    const gcs = await headersOf('https://storage.googleapis.com', { IfNoneMatch: '*' });
+    expect(gcs['if-none-match']).toBe('*');
+    expect(gcs['x-goog-if-generation-match']).toBe('0');
+    expect((await headersOf('https://storage.googleapis.com', {}))['x-goog-if-generation-match']).toBeUndefined();
+    const r2 = await headersOf('https://acct.r2.cloudflarestorage.com', { IfNoneMatch: '*' });
+    expect(r2['if-none-match']).toBe('*');
+    expect(r2['x-goog-if-generation-match']).toBeUndefined();
   });
 });
