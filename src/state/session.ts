@@ -92,8 +92,10 @@ export class StateSession {
   private validUntil = 0;
   private writer: Db | null = null;
   private renewTimer: NodeJS.Timeout | null = null;
-  /** Log appends and saves, one at a time. */
-  private queue: Promise<unknown> = Promise.resolve();
+  /** Saves, one at a time. */
+  private saves: Promise<unknown> = Promise.resolve();
+  /** Log entries, one at a time: a renewal goes on while a long save uploads, and waits only for its entry. */
+  private appends: Promise<unknown> = Promise.resolve();
   private ended = false;
 
   constructor(
@@ -203,8 +205,8 @@ export class StateSession {
    * while one runs waits for it and then saves what came after.
    */
   save(): Promise<SaveReport> {
-    const next = this.queue.then(() => this.saveNow());
-    this.queue = next.catch(() => undefined);
+    const next = this.saves.then(() => this.saveNow());
+    this.saves = next.catch(() => undefined);
     return next;
   }
 
@@ -217,7 +219,7 @@ export class StateSession {
     const started = performance.now();
     this.options.logger.info({ state: this.place.url, after: previous?.epoch ?? null }, 'saving the state to the bucket');
     const prepared = await prepareSave(db, this.dbPath, this.objects, previous, this.options.config.export.s3.partSizeMiB * 1024 * 1024);
-    const entry = await this.appendNow('save', prepared.manifest);
+    const entry = await this.append('save', () => prepared.manifest);
     prepared.afterCommit(db);
     writeLocalMark(db, { url: this.place.url, stateId: prepared.manifest.stateId, epoch: prepared.manifest.epoch, seq: entry.seq });
     if (prepared.superseded.length > 0) await this.objects.delete(prepared.superseded).catch(() => undefined);
@@ -239,11 +241,7 @@ export class StateSession {
   }
 
   private renew(): Promise<void> {
-    const next = this.queue.then(async () => {
-      await this.appendNow('renew', this.head?.manifest ?? null);
-    });
-    this.queue = next.catch(() => undefined);
-    return next;
+    return this.append('renew', () => this.head?.manifest ?? null).then(() => undefined);
   }
 
   /** Saves what changed and releases the lease, so the next run can start at once. */
@@ -281,9 +279,14 @@ export class StateSession {
   async release(): Promise<void> {
     this.stopRenewing();
     if (this.options.mode === 'read' || this.lost !== null || this.head === null || this.head.holder.id !== this.holder.id) return;
-    const next = this.queue.then(() => this.appendNow('release', this.head?.manifest ?? null));
-    this.queue = next.catch(() => undefined);
-    await next;
+    await this.append('release', () => this.head?.manifest ?? null);
+  }
+
+  /** Appends the next entry once the entries before it are written; `manifest` is read then, so a renewal carries the newest save. */
+  private append(kind: EntryKind, manifest: () => StateManifest | null): Promise<LogEntry> {
+    const next = this.appends.then(() => this.appendNow(kind, manifest()));
+    this.appends = next.catch(() => undefined);
+    return next;
   }
 
   private async appendNow(kind: EntryKind, manifest: StateManifest | null): Promise<LogEntry> {
