@@ -23,18 +23,20 @@ export type DumpRange = { kind: 'base'; epoch: number } | { kind: 'segment'; fro
 
 /**
  * Writes the dump of `range` from `reader` to `file`. The caller holds `reader` in one read
- * transaction, begun right after the epoch closed, so the dump is the mirror as of that instant
- * whatever the writer does meanwhile: a segment's rows are those marked in its epochs, read as they
- * were when the last of them closed.
+ * transaction, begun right after the epoch closed, so the dump is one instant of the mirror whatever
+ * the writers do meanwhile: a segment's rows are those marked in its epochs or later, read as of that
+ * instant. A row another connection (the sync's storage thread) changed between the close and the
+ * snapshot is marked with the next epoch by then; it goes in this segment as the snapshot holds it, and
+ * again in the next one, rather than in neither.
  */
 export async function writeDump(reader: Db, range: DumpRange, file: string): Promise<WrittenDump> {
   const tables = savedTables(reader);
-  // A segment carries a table without rowids only when one of its rows changed in the segment's epochs.
+  // A segment carries a table without rowids only when one of its rows changed in the segment's epochs (or since).
   const shipped = tables.map(
     (table) =>
       range.kind === 'base' ||
       table.name === 'sqlite_sequence' ||
-      (table.whole && reader.prepare('SELECT 1 FROM state_changes WHERE tbl = ? AND rid = ? AND epoch > ? AND epoch <= ?').get(table.name, WHOLE_TABLE, range.fromEpoch, range.epoch) !== undefined),
+      (table.whole && reader.prepare('SELECT 1 FROM state_changes WHERE tbl = ? AND rid = ? AND epoch > ?').get(table.name, WHOLE_TABLE, range.fromEpoch) !== undefined),
   );
   const columns = tables.map((table) => (reader.prepare(`SELECT * FROM ${quoteName(table.name)} LIMIT 0`).columns() as Array<{ name: string }>).map((column) => column.name));
   const header: DumpHeader = {
@@ -61,12 +63,12 @@ export async function writeDump(reader: Db, range: DumpRange, file: string): Pro
         // A marked rowid whose row is gone was deleted: the LEFT JOIN gives it no values.
         statement = reader.prepare(
           `SELECT c.rid, t.rowid IS NOT NULL AS present, t.* FROM state_changes c LEFT JOIN ${quoted} t ON t.rowid = c.rid
-           WHERE c.tbl = ? AND c.epoch > ? AND c.epoch <= ? ORDER BY c.rid`,
+           WHERE c.tbl = ? AND c.epoch > ? ORDER BY c.rid`,
         );
       }
       statement.raw(true).safeIntegers(true);
       const segmentRows = range.kind === 'segment' && !table.whole && table.name !== 'sqlite_sequence';
-      const iterator = (segmentRows ? statement.iterate(table.name, range.fromEpoch, range.epoch) : statement.iterate()) as IterableIterator<unknown[]>;
+      const iterator = (segmentRows ? statement.iterate(table.name, range.fromEpoch) : statement.iterate()) as IterableIterator<unknown[]>;
       let chunk = '';
       let inChunk = 0;
       for (const row of iterator) {
