@@ -96,8 +96,9 @@ describe('a job without a volume (state.url)', () => {
       { kind: 'add_points', target: customer.merchant_id, points: 40 },
     ]);
 
-    // A third fresh folder restores what `once` saved and syncs the credit in: the mirror equals the program, and the job is done, once.
-    const third = freshRun(['sync']);
+    // A third fresh folder restores what `once` saved and syncs the credit in (with the lookback windows, for the
+    // ids the simulator makes visible late): the mirror equals the program, and the job is done, once.
+    const third = freshRun(['sync', '--refresh']);
     const listed = await third.run();
     expect(listed.code, listed.stderr).toBe(0);
     const db = openDatabase(join(third.dir, 'mirror.db'), { mustExist: true });
