@@ -1,67 +1,40 @@
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/db/open.js';
-import { startSimulator, type SimulatorHandle } from '../../src/simulator/index.js';
 import { runCli } from '../helpers/cli.js';
 import { startCli } from '../helpers/process.js';
 import { mirrorDiffAll } from '../helpers/sync.js';
-import { tempDir } from '../helpers/tempDir.js';
-import { startConditionalPutProxy, type ConditionalPutProxy } from '../s3/conditionalPutProxy.js';
-import { awsEnv, newBucket, storeClient, swift } from '../s3/helpers.js';
+import { useStateStore } from './stateStore.js';
 
 const LEASE_SECONDS = 3;
 
 describe('the lease on the state in the bucket', () => {
-  const client = storeClient();
-  let sim: SimulatorHandle;
-  let proxy: ConditionalPutProxy;
-  let bucket: string;
+  const store = useStateStore({ seed: 28, size: 'small' });
+  const sim = () => store.sim();
 
-  beforeAll(async () => {
-    sim = await startSimulator({ seed: 28, size: 'small' });
-    proxy = await startConditionalPutProxy(swift().endpoint, client);
-    bucket = await newBucket(client);
-  });
-  afterAll(async () => {
-    await sim.close();
-    await proxy.close();
-    client.destroy();
-  });
-
-  /** The environment of a run in a folder of its own, on the state at `prefix`. */
-  const envFor = (prefix: string, settings: Record<string, string> = {}) => {
-    const dir = tempDir();
-    return {
-      dir,
-      env: {
-        ...awsEnv(proxy.endpoint),
-        LOYALTY_API_KEY: sim.keys.full,
-        LOYALTY_BASE_URL: sim.url,
-        LOYALTY_DB: join(dir, 'mirror.db'),
-        LOYALTY_EXPORT_DIR: join(dir, 'exports'),
-        LOYALTY_STATE_URL: `s3://${bucket}/${prefix}`,
-        LOYALTY_STATE__LEASE_SECONDS: String(LEASE_SECONDS),
-        // Small pages: a whole sync takes seconds, long enough to be caught holding the lease.
-        LOYALTY_API__PAGE_SIZE: '25',
-        ...settings,
-      },
-    };
-  };
+  /** A run in a folder of its own on the state at `prefix`, with a short lease. */
+  const envFor = (prefix: string, settings: Record<string, string> = {}) =>
+    store.freshRun(prefix, {
+      LOYALTY_STATE__LEASE_SECONDS: String(LEASE_SECONDS),
+      // Small pages: a whole sync takes seconds, long enough to be caught holding the lease.
+      LOYALTY_API__PAGE_SIZE: '25',
+      ...settings,
+    });
   const tookLease = (line: Record<string, unknown>) => line.msg === 'took the lease on the state';
 
   it('lets one of two runs started together work and the other skip, and sends nothing twice', async () => {
-    const customer = (sim.truth('customers') as Array<{ merchant_id: string; blocked: boolean }>).find((c) => !c.blocked)!;
+    const customer = (sim().truth('customers') as Array<{ merchant_id: string; blocked: boolean }>).find((c) => !c.blocked)!;
     const queued = await runCli(['queue', 'add-points', '--customer', customer.merchant_id, '--points', '15', '--reason', 'two at once'], envFor('together'));
     expect(queued.code, queued.stderr).toBe(0);
-    const ledgerBefore = sim.ledger().length;
+    const ledgerBefore = sim().ledger().length;
 
     const [first, second] = await Promise.all([runCli(['once'], envFor('together')), runCli(['once'], envFor('together'))]);
     expect(first.code, first.stderr).toBe(0);
     expect(second.code, second.stderr).toBe(0);
     const skipped = [first, second].filter((result) => /^once: skipped: the state at s3:\/\/\S+ is leased to once on \S+ \(pid \d+\) until \d{4}-\d\d-\d\dT[\d:.]+Z\.$/m.test(result.stdout));
     expect(skipped, `${first.stdout}\n---\n${second.stdout}`).toHaveLength(1);
-    const credits = sim.ledger().slice(ledgerBefore).filter((entry) => entry.kind === 'add_points' && entry.target === customer.merchant_id);
+    const credits = sim().ledger().slice(ledgerBefore).filter((entry) => entry.kind === 'add_points' && entry.target === customer.merchant_id);
     expect(credits).toHaveLength(1);
   });
 
@@ -86,7 +59,7 @@ describe('the lease on the state in the bucket', () => {
     expect((await runCli(['queue', 'list'], check)).code).toBe(0);
     const db = openDatabase(join(check.dir, 'mirror.db'), { mustExist: true });
     try {
-      expect(mirrorDiffAll(db, sim)).toEqual([]);
+      expect(mirrorDiffAll(db, sim())).toEqual([]);
     } finally {
       db.close();
     }

@@ -11,15 +11,7 @@ import { prepareSave } from '../../src/state/saveState.js';
 import { recordingLogger } from '../helpers/sync.js';
 import { freshMirror, tempDir } from '../helpers/tempDir.js';
 import { newBucket, storeClient, useAwsEnv } from '../s3/helpers.js';
-
-/** A seeded generator, so a failing sequence of changes can be run again. */
-function random(seed: number): () => number {
-  let state = seed;
-  return () => {
-    state = (state * 1103515245 + 12345) % 2 ** 31;
-    return state / 2 ** 31;
-  };
-}
+import { seededRandom } from './stateStore.js';
 
 /** Every saved table's rows with their rowids, in order: what a restore must give back, row for row. */
 function contents(db: Db): Record<string, unknown[]> {
@@ -50,7 +42,7 @@ describe('saves of what changed, replayed on their base', () => {
     const source = freshMirror();
     const db = source.db;
     installChangeTracking(db);
-    const next = random(Number(process.env.REPLAY_SEED ?? 7));
+    const next = seededRandom(Number(process.env.REPLAY_SEED ?? 7));
     const pick = (n: number) => Math.floor(next() * n);
     let manifest: StateManifest | null = null;
     let seq = 0;
