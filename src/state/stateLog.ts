@@ -48,10 +48,29 @@ export class StateLog {
     if (outcome === 'refused') {
       throw new StateError(`The object store behind bucket "${this.objects.target.bucket}" refused a create-only write (If-None-Match: *) of the state's log; state.url needs a store that honours it.`);
     }
-    if (outcome === 'created') return { written: true, entry: full };
+    if (outcome === 'created') {
+      const newer = await this.overtaken(full);
+      return newer === null ? { written: true, entry: full } : { written: false, found: newer };
+    }
     const found = await this.read(seq);
     if (found === null) throw new StateError(`The object store answered that ${this.objects.key(logPath(seq))} exists, then had no such object; it does not keep create-only writes consistent.`);
     return found.writeId === full.writeId ? { written: true, entry: found } : { written: false, found };
+  }
+
+  /**
+   * The newest entry when `created` was written behind it, else null. Entries are pruned from the front,
+   * so a writer held up past its lease while others wrote and pruned finds its next number free again:
+   * the entry before its own is then gone (for a first entry, later ones are listed), and its create
+   * proves nothing.
+   */
+  private async overtaken(created: LogEntry): Promise<LogEntry | null> {
+    const stale =
+      created.seq > 1
+        ? (await this.objects.readText(logPath(created.seq - 1))) === null
+        : (await this.objects.list(LOG_FOLDER)).some((object) => (seqOfLogPath(object.path) ?? 0) > created.seq);
+    if (!stale) return null;
+    const newest = await this.head();
+    return newest === null || newest.writeId === created.writeId ? null : newest;
   }
 
   /** Deletes entries well behind `newest`; what is left behind is harmless, so failures are ignored. */
