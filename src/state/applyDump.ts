@@ -52,8 +52,12 @@ export async function applyDump(db: Db, file: string, expect: { kind: 'base' | '
         const marks = table.columns.map(() => '?').join(', ');
         const quoted = quoteName(table.name);
         if (table.whole) {
-          // A whole table comes complete: what the mirror had of it is replaced.
-          if (table.replaced) db.prepare(`DELETE FROM ${quoted}`).run();
+          // A whole table comes complete: what the mirror had of it is replaced. Marked here too, for a
+          // table the segment emptied carries no row to mark, and a merge made from this mirror must empty it again.
+          if (table.replaced) {
+            db.prepare(`DELETE FROM ${quoted}`).run();
+            mark?.run(table.name, WHOLE_TABLE, known.epoch);
+          }
           return { put: db.prepare(`INSERT INTO ${quoted} (${names}) VALUES (${marks})`), remove: null };
         }
         return { put: db.prepare(`INSERT OR REPLACE INTO ${quoted} (rowid, ${names}) VALUES (?, ${marks})`), remove: db.prepare(`DELETE FROM ${quoted} WHERE rowid = ?`) };

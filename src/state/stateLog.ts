@@ -39,19 +39,43 @@ export class StateLog {
   /**
    * Writes `entry` as number `after.seq + 1`, create-only. When that number is taken, the entry
    * there is returned: another writer's, or this writer's own whose answer was lost (same writeId),
-   * which counts as written.
+   * which counts as written. An earlier entry of the same holder there (one whose every try went
+   * unanswered or failed after the store applied it) is this writer's too: `entry` goes after it.
    */
   async append(entry: Omit<LogEntry, 'seq'>, after: LogEntry | null): Promise<AppendResult> {
-    const seq = (after?.seq ?? 0) + 1;
-    const full: LogEntry = { ...entry, seq };
-    const outcome = await putCreateOnly(this.objects, logPath(seq), Buffer.from(`${JSON.stringify(full, null, 1)}\n`), 'application/json');
-    if (outcome === 'refused') {
-      throw new StateError(`The object store behind bucket "${this.objects.target.bucket}" refused a create-only write (If-None-Match: *) of the state's log; state.url needs a store that honours it.`);
+    for (let previous = after; ; ) {
+      const seq = (previous?.seq ?? 0) + 1;
+      const full: LogEntry = { ...entry, seq };
+      const outcome = await putCreateOnly(this.objects, logPath(seq), Buffer.from(`${JSON.stringify(full, null, 1)}\n`), 'application/json');
+      if (outcome === 'refused') {
+        throw new StateError(`The object store behind bucket "${this.objects.target.bucket}" refused a create-only write (If-None-Match: *) of the state's log; state.url needs a store that honours it.`);
+      }
+      if (outcome === 'created') {
+        const newer = await this.overtaken(full);
+        return newer === null ? { written: true, entry: full } : { written: false, found: newer };
+      }
+      const found = await this.read(seq);
+      if (found === null) throw new StateError(`The object store answered that ${this.objects.key(logPath(seq))} exists, then had no such object; it does not keep create-only writes consistent.`);
+      if (found.writeId === full.writeId) return { written: true, entry: found };
+      if (found.holder.id !== full.holder.id) return { written: false, found };
+      previous = found;
     }
-    if (outcome === 'created') return { written: true, entry: full };
-    const found = await this.read(seq);
-    if (found === null) throw new StateError(`The object store answered that ${this.objects.key(logPath(seq))} exists, then had no such object; it does not keep create-only writes consistent.`);
-    return found.writeId === full.writeId ? { written: true, entry: found } : { written: false, found };
+  }
+
+  /**
+   * The newest entry when `created` was written behind it, else null. Entries are pruned from the front,
+   * so a writer held up past its lease while others wrote and pruned finds its next number free again:
+   * the entry before its own is then gone (for a first entry, later ones are listed), and its create
+   * proves nothing.
+   */
+  private async overtaken(created: LogEntry): Promise<LogEntry | null> {
+    const stale =
+      created.seq > 1
+        ? (await this.objects.readText(logPath(created.seq - 1))) === null
+        : (await this.objects.list(LOG_FOLDER)).some((object) => (seqOfLogPath(object.path) ?? 0) > created.seq);
+    if (!stale) return null;
+    const newest = await this.head();
+    return newest === null || newest.writeId === created.writeId ? null : newest;
   }
 
   /** Deletes entries well behind `newest`; what is left behind is harmless, so failures are ignored. */

@@ -1,10 +1,13 @@
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config.js';
 import { openDatabase } from '../../src/db/open.js';
+import { beginStateSession } from '../../src/state/session.js';
 import { runCli } from '../helpers/cli.js';
 import { startCli } from '../helpers/process.js';
-import { mirrorDiffAll } from '../helpers/sync.js';
+import { mirrorDiffAll, recordingLogger } from '../helpers/sync.js';
+import { awsEnv } from '../s3/helpers.js';
 import { useStateStore } from './stateStore.js';
 
 const LEASE_SECONDS = 3;
@@ -63,6 +66,36 @@ describe('the lease on the state in the bucket', () => {
     } finally {
       db.close();
     }
+  });
+
+  it('fences off a run paused past its lease also once later runs pruned the log entries after its own, so it sends nothing twice', async () => {
+    const customer = (sim().truth('customers') as Array<{ merchant_id: string; blocked: boolean }>).filter((c) => !c.blocked)[1];
+    const queued = await runCli(['queue', 'add-points', '--customer', customer.merchant_id, '--points', '16', '--reason', 'paused for long'], envFor('pruned'));
+    expect(queued.code, queued.stderr).toBe(0);
+    const credits = () => sim().ledger().filter((entry) => entry.kind === 'add_points' && entry.target === customer.merchant_id);
+
+    const paused = startCli(['push'], envFor('pruned').env);
+    await paused.waitForLine(tookLease);
+    paused.child.kill('SIGSTOP');
+    await sleep((LEASE_SECONDS + 2) * 1000);
+
+    // Another run takes over and sends the write; then many short runs come and go, and prune the old entries.
+    const takeover = await runCli(['push'], envFor('pruned'));
+    expect(takeover.code, takeover.stderr).toBe(0);
+    expect(credits()).toHaveLength(1);
+    Object.assign(process.env, awsEnv(store.endpoint()));
+    for (let run = 0; run < 12; run += 1) {
+      const config = loadConfig({ env: envFor('pruned').env });
+      const begun = await beginStateSession({ config, logger: recordingLogger().logger, command: 'queue', mode: 'wait' });
+      if (!('session' in begun)) throw new Error('the lease should be free');
+      await begun.session.end();
+    }
+
+    paused.child.kill('SIGCONT');
+    const { code } = await paused.exited;
+    expect(credits()).toHaveLength(1);
+    expect(code).toBe(1);
+    expect(paused.stderr().trim().split('\n').at(-1)).toMatch(/^loyalty-sync: This run lost its lease on the state at s3:\/\/\S+\/pruned: /);
   });
 
   it('makes other commands wait a bounded time, then exit 1 naming the holder; a killed holder frees the state when its lease runs out', async () => {

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createBucketClient } from '../../src/bucket/client.js';
@@ -135,5 +136,50 @@ describe('saves of what changed, replayed on their base', () => {
     // A new base makes the markers before it needless.
     expect(db.prepare('SELECT count(*) AS n FROM state_changes WHERE epoch <= ?').get(manifest!.epoch)).toEqual({ n: 0 });
     db.close();
+  });
+
+  it('keep a table without rowids emptied by one segment empty after a merge made on a mirror restored from that segment', async () => {
+    const source = freshMirror();
+    installChangeTracking(source.db);
+    // A base large beside the segments (whose headers alone are a kilobyte), so that they merge before a new base.
+    const seed = source.db.prepare('INSERT INTO customers (id, merchant_id, email, raw, _synced_at, _change_seq) VALUES (?, ?, ?, ?, ?, 1)');
+    source.db.transaction(() => {
+      for (let id = 1; id < 2000; id += 1) seed.run(id, `m-${id}`, `c${id}@example.com`, JSON.stringify({ id, filler: createHash('sha256').update(String(id)).digest('hex') }), '2026-11-01T00:00:00Z');
+    })();
+    source.db.prepare("INSERT INTO deep_refresh_absent (stream, id) VALUES ('orders', 7)").run();
+    const save = async (db: Db, path: string, previous: StateManifest | null): Promise<StateManifest> => {
+      const prepared = await prepareSave(db, path, objects, previous, 5 * 1024 * 1024);
+      prepared.afterCommit(db);
+      return prepared.manifest;
+    };
+    const restore = async (manifest: StateManifest): Promise<string> => {
+      const target = join(tempDir(), 'mirror.db');
+      const entry: LogEntry & { manifest: StateManifest } = { format: LOG_FORMAT, seq: 1, kind: 'save', writeId: 'w', holder: { id: 'h', host: 'h', pid: 1, command: 'test' }, leaseUntil: '', writtenAt: '', manifest };
+      await restoreMirror(objects, entry, 's3://x/replay', target, recordingLogger().logger);
+      return target;
+    };
+    let manifest = await save(source.db, source.path, null);
+    // A deep refresh completes: the table is emptied, and the segment that says so carries no row of it.
+    source.db.prepare('DELETE FROM deep_refresh_absent').run();
+    manifest = await save(source.db, source.path, manifest);
+    source.db.close();
+
+    // The next job restores in a fresh folder, and its saves merge that segment with its own.
+    const restoredPath = await restore(manifest);
+    const restored = openDatabase(restoredPath, { mustExist: true });
+    installChangeTracking(restored);
+    for (let step = 0; step < FANOUT - 1; step += 1) {
+      restored.prepare('UPDATE customers SET email = ? WHERE id = ?').run(`moved.${step}@example.com`, step + 1);
+      manifest = await save(restored, restoredPath, manifest);
+    }
+    expect(manifest.segments.map((segment) => segment.level)).toEqual([1]);
+    restored.close();
+
+    const again = openDatabase(await restore(manifest), { mustExist: true });
+    try {
+      expect(again.prepare('SELECT stream, id FROM deep_refresh_absent').all()).toEqual([]);
+    } finally {
+      again.close();
+    }
   });
 });

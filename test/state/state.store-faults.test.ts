@@ -1,9 +1,12 @@
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config.js';
 import { openDatabase } from '../../src/db/open.js';
+import { beginStateSession } from '../../src/state/session.js';
 import { startSimulator, type SimulatorHandle } from '../../src/simulator/index.js';
 import { runCli } from '../helpers/cli.js';
-import { mirrorDiffAll } from '../helpers/sync.js';
+import { mirrorDiffAll, recordingLogger } from '../helpers/sync.js';
 import { tempDir } from '../helpers/tempDir.js';
 import { startConditionalPutProxy } from '../s3/conditionalPutProxy.js';
 import { startFaultProxy, type FaultProxy } from '../s3/faultProxy.js';
@@ -53,6 +56,44 @@ describe('the state on a store that misbehaves', () => {
     expect((await listKeys(client, bucket)).filter((key) => key !== 'state-here/.loyalty-sync-create-only-probe')).toEqual([]);
     // Nothing was synced either: the refusal comes before the API is asked anything.
     expect(sim.ledger()).toHaveLength(0);
+  });
+
+  it('keeps its lease when a renewal was applied but went unanswered and its retry refused: the next renewal finds its own entry and goes on after it', async () => {
+    const bucket = await newBucket(client);
+    const enforcing = await startConditionalPutProxy(swift().endpoint, client);
+    let armed = false;
+    let lostKey: string | null = null;
+    const faulty = await startFaultProxy(enforcing.endpoint, {
+      fault: (write) => {
+        const key = write.path.split('?')[0];
+        if (armed && write.method === 'PUT' && key.includes('/state/log/')) {
+          armed = false;
+          lostKey = key;
+          return 'drop-after-apply';
+        }
+        if (key === lostKey) {
+          lostKey = null;
+          return 'deny';
+        }
+        return 'pass';
+      },
+    });
+    closers.push(enforcing.close, faulty.close);
+    Object.assign(process.env, awsEnv(faulty.endpoint));
+    const dir = tempDir();
+    const config = loadConfig({ env: { LOYALTY_DB: join(dir, 'mirror.db'), LOYALTY_STATE_URL: `s3://${bucket}/renewals`, LOYALTY_STATE__LEASE_SECONDS: '3' } });
+    const { logger, records } = recordingLogger();
+    const begun = await beginStateSession({ config, logger, command: 'push', mode: 'wait' });
+    if (!('session' in begun)) throw new Error('the lease should be free');
+    const session = begun.session;
+
+    // Renewals come every second: the first is applied and unanswered, its retry refused; the next ones must go on.
+    armed = true;
+    await sleep(3500);
+    expect(faulty.drops).toBe(1);
+    expect(records.some((record) => record.msg === 'could not renew the lease on the state; trying again')).toBe(true);
+    expect(session.lostSignal.aborted, String(session.lostSignal.reason)).toBe(false);
+    await session.end();
   });
 
   it('saves and restores through SlowDown answers and writes applied whose answers were lost', async () => {
