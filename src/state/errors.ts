@@ -19,3 +19,8 @@ export class LeaseHeldError extends StateError {
     super(message);
   }
 }
+
+/** A dump the manifest names is not in the bucket: deleted by hand, or superseded by a newer save meanwhile. */
+export class DumpMissingError extends StateError {
+  override readonly name = 'DumpMissingError';
+}

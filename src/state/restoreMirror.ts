@@ -6,7 +6,7 @@ import type { Logger } from '../log.js';
 import { applyDump } from './applyDump.js';
 import { createStateTables, writeLocalMark } from './changeTracking.js';
 import type { StoredDump } from './dumpFormat.js';
-import { StateError } from './errors.js';
+import { DumpMissingError, StateError } from './errors.js';
 import type { LogEntry, StateManifest } from './leaseLog.js';
 
 export interface RestoreReport {
@@ -41,7 +41,7 @@ export async function restoreMirror(objects: BucketObjects, entry: LogEntry & { 
       for (const [index, { dump, kind }] of dumps.entries()) {
         const file = join(work, `dump-${index}.zst`);
         const fetched = await objects.download(dump.path, file);
-        if (fetched === null) throw new StateError(`The state's ${kind} ${objects.key(dump.path)} is missing from bucket "${objects.target.bucket}"; the state cannot be restored (was it deleted by hand or by a lifecycle rule?).`);
+        if (fetched === null) throw new DumpMissingError(`The state's ${kind} ${objects.key(dump.path)} is missing from bucket "${objects.target.bucket}"; the state cannot be restored (was it deleted by hand or by a lifecycle rule?).`);
         if (fetched.sha256 !== dump.sha256) throw new StateError(`The state's ${kind} ${objects.key(dump.path)} in bucket "${objects.target.bucket}" has SHA-256 ${fetched.sha256}; its manifest says ${dump.sha256}.`);
         bytes += fetched.bytes;
         rows += await applyDump(db, file, { kind, epoch: dump.epoch, name: `${kind} ${dump.path}` });

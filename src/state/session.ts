@@ -11,11 +11,14 @@ import type { Config } from '../config.js';
 import { openDatabase, type Db } from '../db/open.js';
 import type { Logger } from '../log.js';
 import { changedSince, createStateTables, installChangeTracking, readLocalMark, writeLocalMark } from './changeTracking.js';
-import { LeaseHeldError, LeaseLostError, StateError } from './errors.js';
+import { DumpMissingError, LeaseHeldError, LeaseLostError, StateError } from './errors.js';
 import { describeHolder, leaseVerdict, LOG_FORMAT, type EntryKind, type LeaseHolder, type LogEntry, type StateManifest } from './leaseLog.js';
 import { restoreMirror, type RestoreReport } from './restoreMirror.js';
 import { DUMPS_FOLDER, orphanDumps, prepareSave } from './saveState.js';
 import { StateLog } from './stateLog.js';
+
+/** Restores a run without the lease tries, each from the newest state, when a save supersedes the one it read. */
+const READ_RESTORE_TRIES = 3;
 
 /** How often a waiting command looks at the lease again. */
 const WAIT_POLL_MS = 2000;
@@ -186,9 +189,27 @@ export class StateSession {
       }
     }
     let report: RestoreReport | null = null;
-    if (restore && entry !== null && manifest !== null) report = await restoreMirror(this.objects, { ...entry, manifest }, this.place.url, this.dbPath, this.options.logger);
+    if (restore && entry !== null && manifest !== null) report = await this.restoreNewest({ ...entry, manifest });
     if (this.options.mode !== 'read' && existsSync(this.dbPath)) this.openWriter();
     return report;
+  }
+
+  /**
+   * Restores the state of `entry`. A run without the lease (status, queue list) may find a dump gone,
+   * superseded by a save of the lease holder meanwhile: it restores the newer state instead.
+   */
+  private async restoreNewest(entry: LogEntry & { manifest: StateManifest }): Promise<RestoreReport> {
+    for (let attempt = 1; ; attempt += 1) {
+      try {
+        return await restoreMirror(this.objects, entry, this.place.url, this.dbPath, this.options.logger);
+      } catch (error) {
+        if (!(error instanceof DumpMissingError) || this.options.mode !== 'read' || attempt >= READ_RESTORE_TRIES) throw error;
+        const newer = await this.log.head();
+        if (newer?.manifest === null || newer === null || newer.seq === entry.seq) throw error;
+        this.head = newer;
+        entry = { ...newer, manifest: newer.manifest };
+      }
+    }
   }
 
   private openWriter(): Db {
@@ -265,8 +286,9 @@ export class StateSession {
 
   /**
    * Dumps no manifest names: those superseded by merges whose delete failed, and uploads of saves that
-   * were fenced off or killed before their entry. Only older ones go, so a restore reading the
-   * previous manifest right now still finds its dumps.
+   * were fenced off or killed before their entry. Only those older than an hour go, so a save being
+   * uploaded right now keeps its dump. (Dumps a save supersedes go at once; a run restoring without the
+   * lease then restores the newer state.)
    */
   private async removeOrphanDumps(): Promise<void> {
     const manifest = this.head?.manifest;

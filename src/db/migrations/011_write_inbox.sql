@@ -28,6 +28,8 @@ CREATE TABLE inbox_files (
 --   position   0-based order of the row among the file's data rows
 --   line       physical line where the row starts (the header is line 1)
 --   cells      JSON array of the row's cells as written
+-- A rowid table, though its key is (file_id, position): the state in the bucket ships a changed rowid table's
+-- changed rows, but a table without rowids whole, which for every row ever imported would grow each save.
 CREATE TABLE inbox_rows (
   file_id INTEGER NOT NULL REFERENCES inbox_files (id),
   position INTEGER NOT NULL,
@@ -35,7 +37,7 @@ CREATE TABLE inbox_rows (
   cells TEXT NOT NULL CHECK (json_valid(cells)),
   job_id INTEGER NOT NULL REFERENCES write_jobs (id),
   PRIMARY KEY (file_id, position)
-) WITHOUT ROWID;
+);
 CREATE INDEX inbox_rows_job ON inbox_rows (job_id);
 
 -- Each name in the inbox and the content it holds now, with what was last written beside it.
