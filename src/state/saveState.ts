@@ -68,7 +68,8 @@ export async function prepareSave(db: Db, dbPath: string, objects: BucketObjects
       schemaVersion: schemaVersionOf(db),
       base,
       segments,
-      mirrorBytes: statSync(dbPath).size,
+      // With its write-ahead log: what a copy of the mirror takes, whether or not SQLite has checkpointed.
+      mirrorBytes: statSync(dbPath).size + (statSync(`${dbPath}-wal`, { throwIfNoEntry: false })?.size ?? 0),
     };
     const named = new Set([manifest.base.path, ...manifest.segments.map((segment) => segment.path)]);
     const superseded = previous === null ? [] : [previous.base.path, ...previous.segments.map((segment) => segment.path)].filter((p) => !named.has(p));

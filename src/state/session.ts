@@ -20,6 +20,9 @@ import { StateLog } from './stateLog.js';
 /** Restores a run without the lease tries, each from the newest state, when a save supersedes the one it read. */
 const READ_RESTORE_TRIES = 3;
 
+/** The least of a lease left unused for the store clock's whole seconds (see safeLeaseMs). */
+const MIN_LEASE_MARGIN_MS = 2000;
+
 /** How often a waiting command looks at the lease again. */
 const WAIT_POLL_MS = 2000;
 
@@ -342,9 +345,13 @@ export class StateSession {
     };
   }
 
-  /** The part of a lease this run relies on before renewing: a sixth is left for clocks and slow answers. */
+  /**
+   * The part of a lease this run relies on before renewing. A sixth is left for slow answers, and at
+   * least 2 s: the store's Date header counts whole seconds, so another run may judge the lease over up
+   * to a second before this run's reading of the same clock says so.
+   */
   private safeLeaseMs(): number {
-    return this.leaseMs - this.leaseMs / 6;
+    return Math.max(0, this.leaseMs - Math.max(this.leaseMs / 6, MIN_LEASE_MARGIN_MS));
   }
 
   private startRenewing(): void {
