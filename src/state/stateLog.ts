@@ -22,10 +22,18 @@ export class StateLog {
     let head: LogEntry | null = seq === 0 ? null : await this.read(seq);
     for (;;) {
       const next = await this.read(seq + 1);
-      if (next === null) return head;
+      if (next === null) break;
       head = next;
       seq += 1;
     }
+    if (head === null && seq > 0) {
+      // Listed, yet gone, and nothing after it: a listing that lags behind the deletes of pruning. Taking
+      // this for an empty log would start the state over at entry 1.
+      throw new StateError(
+        `The state's log in bucket "${this.objects.target.bucket}" lists entry ${seq} at ${this.objects.key(logPath(seq))}, which cannot be read; the store's listing lags behind its deletes, so try again shortly.`,
+      );
+    }
+    return head;
   }
 
   async read(seq: number): Promise<LogEntry | null> {
