@@ -7,6 +7,7 @@ import {
   DeleteObjectCommand,
   DeleteObjectsCommand,
   GetObjectCommand,
+  type GetObjectCommandOutput,
   HeadObjectCommand,
   ListMultipartUploadsCommand,
   ListObjectsV2Command,
@@ -129,46 +130,37 @@ export class BucketObjects {
    * The object's bytes, or null when there is none. The SDK retries until the headers come; a body cut
    * off after them is read again here.
    */
-  async readBytes(path: string): Promise<Buffer | null> {
-    try {
-      return await withTries(
-        TRIES,
-        (error) => !isNotFound(error),
-        async () => {
-          const answer = await this.client.s3.send(new GetObjectCommand({ Bucket: this.target.bucket, Key: this.key(path) }));
-          return Buffer.from((await answer.Body?.transformToByteArray()) ?? new Uint8Array(0));
-        },
-      );
-    } catch (error) {
-      if (isNotFound(error)) return null;
-      throw this.failure('GetObject', error);
-    }
+  readBytes(path: string): Promise<Buffer | null> {
+    return this.get(path, async (body) => Buffer.from((await body?.transformToByteArray()) ?? new Uint8Array(0)));
   }
 
   /**
    * Streams the object into `file` (replacing it), hashing as it goes; null when there is none. A body
    * cut off midway is fetched again from the start.
    */
-  async download(path: string, file: string): Promise<{ bytes: number; sha256: string } | null> {
+  download(path: string, file: string): Promise<{ bytes: number; sha256: string } | null> {
+    return this.get(path, async (body) => {
+      const hash = createHash('sha256');
+      let bytes = 0;
+      const counted = new Transform({
+        transform(chunk: Buffer, _encoding, done) {
+          hash.update(chunk);
+          bytes += chunk.byteLength;
+          done(null, chunk);
+        },
+      });
+      await pipeline((body as Readable | undefined) ?? Readable.from([]), counted, createWriteStream(file, { mode: 0o600 }));
+      return { bytes, sha256: hash.digest('hex') };
+    });
+  }
+
+  /** GetObject with its body handed to `consume`, tried again when the body fails midway; null when there is no object. */
+  private async get<T>(path: string, consume: (body: GetObjectCommandOutput['Body']) => Promise<T>): Promise<T | null> {
     try {
       return await withTries(
         TRIES,
         (error) => !isNotFound(error),
-        async () => {
-          const answer = await this.client.s3.send(new GetObjectCommand({ Bucket: this.target.bucket, Key: this.key(path) }));
-          const hash = createHash('sha256');
-          let bytes = 0;
-          const body = answer.Body as Readable | undefined;
-          const counted = new Transform({
-            transform(chunk: Buffer, _encoding, done) {
-              hash.update(chunk);
-              bytes += chunk.byteLength;
-              done(null, chunk);
-            },
-          });
-          await pipeline(body ?? Readable.from([]), counted, createWriteStream(file, { mode: 0o600 }));
-          return { bytes, sha256: hash.digest('hex') };
-        },
+        async () => consume((await this.client.s3.send(new GetObjectCommand({ Bucket: this.target.bucket, Key: this.key(path) }))).Body),
       );
     } catch (error) {
       if (isNotFound(error)) return null;

@@ -54,6 +54,8 @@ export async function startConditionalPutProxy(upstream: string, store: S3Client
     return { status: 200, etag: written.ETag };
   };
 
+  // Forwarded inline, not through ./forward.ts: bench/state.bench.mjs loads this file with Node's own type
+  // stripping, which resolves no `.js` import to a `.ts` file.
   const server: Server = createServer((req, res) => {
     if (req.method === 'PUT' && req.headers['if-none-match'] !== undefined) {
       const chunks: Buffer[] = [];

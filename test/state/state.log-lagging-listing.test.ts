@@ -1,4 +1,4 @@
-import { createServer, request, type Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createBucketClient } from '../../src/bucket/client.js';
@@ -6,6 +6,7 @@ import { BucketObjects } from '../../src/bucket/objects.js';
 import { StateError } from '../../src/state/errors.js';
 import { StateLog } from '../../src/state/stateLog.js';
 import { recordingLogger } from '../helpers/sync.js';
+import { forward } from '../s3/forward.js';
 import { newBucket, storeClient, swift, useAwsEnv } from '../s3/helpers.js';
 
 /**
@@ -20,14 +21,7 @@ async function startLaggingListing(upstream: string, bucket: string): Promise<{ 
       res.writeHead(200, { 'content-type': 'application/xml', 'content-length': Buffer.byteLength(xml) }).end(xml);
       return;
     }
-    const headers = { ...req.headers };
-    delete headers.connection;
-    const forwarded = request({ host: target.hostname, port: target.port, method: req.method, path: req.url, headers }, (answer) => {
-      res.writeHead(answer.statusCode ?? 502, answer.headers);
-      answer.pipe(res);
-    });
-    forwarded.on('error', () => req.socket.destroy());
-    req.pipe(forwarded);
+    forward(req, res, target);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {
