@@ -10,6 +10,11 @@ export interface StartedRun {
   formats: readonly string[];
 }
 
+/** Whether a run of this id is recorded already (two runs in one second may draw the same suffix). */
+export function isRunIdTaken(db: Db, runId: string): boolean {
+  return db.prepare('SELECT 1 FROM export_runs WHERE run_id = ?').get(runId) !== undefined;
+}
+
 export function insertRun(db: Db, run: StartedRun): void {
   db.prepare(
     `INSERT INTO export_runs (run_id, kind, previous_run_id, status, pid, started_at, formats)

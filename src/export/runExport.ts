@@ -5,7 +5,7 @@ import type { Db } from '../db/open.js';
 import type { Logger } from '../log.js';
 import { toolVersion } from '../version.js';
 import { MONEY_RULE } from './decimal.js';
-import { baselines, completeRun, failRun, insertRun, settleAbandonedRuns, type TableOutcome } from './exportRuns.js';
+import { baselines, completeRun, failRun, insertRun, isRunIdTaken, settleAbandonedRuns, type TableOutcome } from './exportRuns.js';
 import { DIR_MODE, publish } from './fileSink.js';
 import { newRunId, partitionDate } from './layout.js';
 import { ExportFolder } from './insideExportFolder.js';
@@ -70,7 +70,9 @@ export interface ExportReport {
  */
 export async function runExport(options: ExportOptions): Promise<ExportReport> {
   const now = options.now ?? new Date();
-  const runId = newRunId(now);
+  // Runs in the same second share the stamp; the suffix tells them apart, drawn again on the rare clash.
+  let runId = newRunId(now);
+  while (isRunIdTaken(options.db, runId)) runId = newRunId(now);
   const publishes = options.target !== undefined || options.config.export.url !== '';
   try {
     const report = await writeRun({ ...options, now }, runId);
