@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createBucketClient } from '../../src/bucket/client.js';
-import { BucketObjects } from '../../src/bucket/objects.js';
+import { bucketStateStore, type BucketStateStore } from '../../src/state/store/bucketStateStore.js';
 import { parseBucketPlace } from '../../src/bucket/place.js';
 import { trackStoreClock } from '../../src/bucket/storeClock.js';
 import { loadConfig } from '../../src/config.js';
@@ -28,7 +28,7 @@ describe('a restore without the lease (status, queue list) while the holder save
     const session = new StateSession(
       { config, logger: recordingLogger().logger, command: 'status', mode: 'read' },
       parseBucketPlace(config.state.url, 'state.url'),
-      new BucketObjects(client, parseBucketPlace(config.state.url, 'state.url'), recordingLogger().logger),
+      bucketStateStore(client, parseBucketPlace(config.state.url, 'state.url'), recordingLogger().logger, 5 * 1024 * 1024),
       trackStoreClock(client),
     );
     expect(await session.acquire()).toBeNull();
