@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createBucketClient } from '../../src/bucket/client.js';
-import { bucketStateStore, type BucketStateStore } from '../../src/state/store/bucketStateStore.js';
+import { bucketStateStore } from '../../src/state/store/bucketStateStore.js';
 import { StateError } from '../../src/state/errors.js';
 import { StateLog } from '../../src/state/stateLog.js';
 import { recordingLogger } from '../helpers/sync.js';

@@ -9,7 +9,7 @@ import { FolderStateStore } from './folderStateStore.js';
 import type { StateStore } from './stateStore.js';
 import { parseStateUrl } from './stateUrl.js';
 
-export const STATE_URL_FIELD = 'Config key "state.url" (or LOYALTY_STATE_URL)';
+const STATE_URL_FIELD = 'Config key "state.url" (or LOYALTY_STATE_URL)';
 
 /**
  * The store at `state.url`, once it has shown that it keeps create-only writes atomic: without that,
