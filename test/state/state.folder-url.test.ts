@@ -11,8 +11,8 @@ describe('state.url=file://', () => {
     return { LOYALTY_API_KEY: 'k', LOYALTY_BASE_URL: 'http://127.0.0.1:9', LOYALTY_DB: join(dir, 'mirror.db'), LOYALTY_STATE_URL: stateUrl };
   };
 
-  it('refuses a path that is not absolute, with one sentence naming the key, and exits 2', async () => {
-    for (const url of ['file://state', 'file:state', 'file:///tmp/state?x=1']) {
+  it('refuses a path that is not absolute, a host name and a query, with one sentence naming the key, and exits 2', async () => {
+    for (const url of ['file://state', 'file://relative/state', 'file://files.example.com/srv/state', 'file:state', 'file:///tmp/state?x=1']) {
       const result = await runCli(['sync'], { env: envFor(url) });
       expect(result.code, `${url}: ${result.stderr}`).toBe(2);
       expect(sentences(result.stderr).trim()).toMatch(new RegExp(`^loyalty-sync: Config key "state\\.url" \\(or LOYALTY_STATE_URL\\) is "${url.replace(/[?.]/g, '\\$&')}"; expected file:///ABSOLUTE/PATH[^\\n]*\\.$`));
