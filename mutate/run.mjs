@@ -152,10 +152,12 @@ async function main() {
     if (current) process.kill(-current.pid, 'SIGKILL');
     if (process.env.MUTATE_KEEP !== '1') rmSync(work, { recursive: true, force: true });
   };
-  process.on('SIGINT', () => {
-    cleanUp();
-    process.exit(130);
-  });
+  for (const [signal, code] of [['SIGINT', 130], ['SIGTERM', 143]]) {
+    process.on(signal, () => {
+      cleanUp();
+      process.exit(code);
+    });
+  }
   const started = Date.now();
   try {
     makeScratchCopy(copy);
