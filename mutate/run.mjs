@@ -60,6 +60,9 @@ function makeScratchCopy(into) {
   symlinkSync(join(ROOT, 'node_modules'), join(into, 'node_modules'));
 }
 
+/** The command running now, whose process group is stopped when the runner is. */
+let current = null;
+
 /** Runs a command in its own process group with its output in `log`; resolves with its exit code, or null after a timeout. */
 function runLogged(command, args, cwd, log, limitMs) {
   return new Promise((resolve, reject) => {
@@ -67,11 +70,11 @@ function runLogged(command, args, cwd, log, limitMs) {
     const child = spawn(command, args, { cwd, stdio: ['ignore', fd, fd], detached: true });
     closeSync(fd);
     current = child;
+    let timedOut = false;
     const timer = setTimeout(() => {
       timedOut = true;
       process.kill(-child.pid, 'SIGKILL');
     }, limitMs);
-    let timedOut = false;
     child.on('error', reject);
     child.on('exit', (code) => {
       clearTimeout(timer);
@@ -80,8 +83,6 @@ function runLogged(command, args, cwd, log, limitMs) {
     });
   });
 }
-
-let current = null;
 
 function build(copy, log) {
   return runLogged('npm', ['run', '--silent', 'build'], copy, log, RUN_LIMIT_MS);
