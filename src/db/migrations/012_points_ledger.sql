@@ -23,6 +23,7 @@ CREATE TABLE points_ledger_daily (
 ) WITHOUT ROWID;
 
 -- One row per customer and day with a movement: a balance as of a date is the customer's last row on or before it.
+-- With rowids, unlike the two small daily tables: a save of the state in a bucket ships a table without them whole.
 CREATE TABLE customer_points_daily (
   customer_id INTEGER NOT NULL,
   day TEXT NOT NULL,
@@ -32,7 +33,7 @@ CREATE TABLE customer_points_daily (
   pending_end INTEGER NOT NULL,
   transactions INTEGER NOT NULL,
   PRIMARY KEY (customer_id, day)
-) WITHOUT ROWID;
+);
 CREATE INDEX customer_points_daily_day ON customer_points_daily (day);
 
 -- One row per day of points_ledger_daily: members, activity, 30-day points, orders and revenue, repeat purchases, tiers.
@@ -73,4 +74,16 @@ CREATE TABLE ledger_state (
 CREATE TABLE ledger_members (
   customer_id INTEGER PRIMARY KEY,
   member_day TEXT NOT NULL
+);
+
+-- Each reconciliation of the transactions with the customers' balances (verify --ledger, and every verify):
+-- its counts, and the defects it found as JSON (capped), for status and the metric loyalty_ledger_defects.
+CREATE TABLE ledger_checks (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  checked_at TEXT NOT NULL,
+  customers INTEGER NOT NULL,
+  balanced INTEGER NOT NULL,
+  pending INTEGER NOT NULL,
+  defects INTEGER NOT NULL,
+  defects_json TEXT NOT NULL
 );
