@@ -72,6 +72,10 @@ describe('the model tables equal sums computed from the simulator\'s truth', () 
     const zone = 'Europe/Paris';
     await syncInto(sim, path, db, zone);
     expectTablesEqual(db, expectedTables(sim, zone, todayIn(zone)));
+    // A sync that brings nothing rewrites today's row alone, and leaves every row as it was.
+    await syncInto(sim, path, db, zone);
+    expect((db.prepare('SELECT rebuilt_from FROM ledger_state').get() as { rebuilt_from: string }).rebuilt_from).toBe(todayIn(zone));
+    expectTablesEqual(db, expectedTables(sim, zone, todayIn(zone)));
 
     sim.tick(24);
     const changed = sim.changeOldRecords({ approve: { count: 3, minAgeDays: 60 }, void: { count: 6, minAgeDays: 20 } });
