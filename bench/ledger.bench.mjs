@@ -29,6 +29,8 @@ async function child(dbPath, mode) {
   let ms;
   let rebuiltFrom;
   if (mode === 'full') {
+    // The mirror was filled by direct inserts: its change counter must cover their _change_seq, as a sync's does.
+    db.prepare('UPDATE change_counter SET value = max(value, (SELECT coalesce(max(_change_seq), 0) FROM transactions)) WHERE id = 1').run();
     db.prepare('DELETE FROM ledger_state').run();
     const start = performance.now();
     rebuiltFrom = updateLedger(db, SETTINGS, new Date()).rebuiltFrom;

@@ -1,6 +1,6 @@
 import { APPROVAL, MOVEMENT_SQL, MOVEMENTS, type Movement } from '../classify.js';
 import { ExactDecimal } from '../exactDecimal.js';
-import { createdAtLowerBound, daysBetween } from '../localDay.js';
+import { createdAtLowerBound, daysBetween, transactionsScan } from '../localDay.js';
 import { column, type ModelDefinition } from './types.js';
 
 interface DayMovements {
@@ -39,7 +39,7 @@ export const pointsLedgerDaily: ModelDefinition = {
       .prepare(
         `SELECT local_day(created_at) AS day, ${MOVEMENT_SQL} AS movement,
                 coalesce(sum(points_approved), 0) AS approved, coalesce(sum(points_pending), 0) AS pending, count(*) AS transactions
-         FROM transactions WHERE created_at >= ? AND _removed_at IS NULL
+         FROM ${transactionsScan(from)} WHERE created_at >= ? AND _removed_at IS NULL
          GROUP BY day, movement HAVING day >= ?`,
       )
       .all(createdAtLowerBound(from), from) as Array<{ day: string; movement: Movement | typeof APPROVAL; approved: number; pending: number; transactions: number }>;
