@@ -87,6 +87,15 @@ export interface Config {
   /** When `status --check` reports the mirror unhealthy. */
   health: { maxSyncAgeMinutes: number; maxUnknownAgeHours: number; maxExportAgeHours: number };
   log: { level: LogLevel };
+  /** The loyalty program itself. */
+  program: {
+    /** IANA time zone that fixes what a day is for the points ledger (README "The points ledger"). */
+    timeZone: string;
+  };
+  ledger: {
+    /** The money one point is worth, a decimal string such as "0.01"; null: the ledger shows no liability amounts. */
+    pointValue: string | null;
+  };
 }
 
 export const STREAM_NAMES = ['customers', 'orders', 'activities', 'transactions', 'unsubscribes'] as const;
@@ -189,8 +198,10 @@ function mergeChecked(target: JsonObject, source: JsonObject, prefix: string): v
       if (!isObject(value)) throw new ConfigError(`Config key "${path}" is ${describe(value)}; expected an object.`);
       mergeChecked(current, value, path);
     } else {
-      if (current !== undefined && typeOf(current) !== typeOf(value)) {
-        throw new ConfigError(`Config key "${path}" is ${describe(value)}; expected ${typeOf(current)}.`);
+      // A key whose default is null (ledger.pointValue) holds a string or null.
+      const nullable = current === null && (typeof value === 'string' || value === null);
+      if (current !== undefined && !nullable && typeOf(current) !== typeOf(value)) {
+        throw new ConfigError(`Config key "${path}" is ${describe(value)}; expected ${current === null ? 'a string or null' : typeOf(current)}.`);
       }
       target[key] = value;
     }
@@ -272,10 +283,17 @@ function validate(config: Config, field: (key: string) => string): void {
   positive(field('health.maxSyncAgeMinutes'), config.health.maxSyncAgeMinutes);
   positive(field('health.maxUnknownAgeHours'), config.health.maxUnknownAgeHours);
   positive(field('health.maxExportAgeHours'), config.health.maxExportAgeHours);
+  validateTimezone(config.program.timeZone, field('program.timeZone'));
+  if (config.ledger.pointValue !== null && (typeof config.ledger.pointValue !== 'string' || !POINT_VALUE.test(config.ledger.pointValue))) {
+    throw new ConfigError(`${field('ledger.pointValue')} is ${describe(config.ledger.pointValue)}; expected a non-negative decimal string such as "0.01", or null.`);
+  }
   if (!(LOG_LEVELS as readonly string[]).includes(config.log.level)) {
     throw new ConfigError(`${field('log.level')} is "${config.log.level}"; expected one of ${LOG_LEVELS.join(', ')}.`);
   }
 }
+
+/** A point's money value: digits with an optional fraction, as money is written in the mirror. */
+const POINT_VALUE = /^\d{1,12}(\.\d{1,12})?$/;
 
 /** The smallest `api.maxResponseBytes` accepted: 1 MiB. */
 const MIN_RESPONSE_BYTES = 1024 * 1024;

@@ -56,9 +56,15 @@ const COMMANDS: Record<string, CommandEntry> = {
   },
   verify: {
     state: () => 'wait',
-    summary: 'show that the mirror equals the API, and repair it where it does not (--stream NAME… --full --requests N --repair --accept-removals --json)',
+    summary: 'show that the mirror equals the API, and repair it where it does not (--stream NAME… --full --requests N --repair --accept-removals --json); --ledger reconciles balances with transactions',
     needsConfig: true,
     run: async (argv, ctx) => (await import('./verify.js')).verifyCommand(argv, ctx),
+  },
+  balances: {
+    state: () => 'read',
+    summary: "every customer's approved and pending points at the end of a day, from the points ledger (--as-of DATE --customer ID --format csv|json)",
+    needsConfig: true,
+    run: async (argv, ctx) => (await import('./balances.js')).balancesCommand(argv, ctx),
   },
   whoami: {
     summary: "the credential's identity and scopes, and which configured jobs they do not allow (--json)",
