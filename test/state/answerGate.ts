@@ -1,0 +1,83 @@
+import { createServer, request, type IncomingMessage, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export interface GatedRequest {
+  method: string;
+  /** After the host: /BUCKET/KEY?QUERY, decoded. */
+  path: string;
+  body: string;
+}
+
+export interface AnswerGateOptions {
+  /** Whether the store's answer to this request waits until `open()` (the store has applied it already). */
+  hold: (request: GatedRequest) => boolean;
+  /** Milliseconds added to the `Date` of a held answer, as a client that wakes after a long pause would read it. */
+  heldDateShiftMs?: number;
+}
+
+export interface AnswerGate {
+  endpoint: string;
+  /** Resolves when the first answer is held. */
+  held: Promise<GatedRequest>;
+  /** Lets every held answer through, and every later one at once. */
+  open: () => void;
+  close: () => Promise<void>;
+}
+
+/**
+ * A proxy in front of the store that passes each request on, and holds back the answers `hold` picks
+ * until the test opens the gate: a client paused (SIGSTOP, a long GC, a frozen VM) right after the store
+ * acted on its request. Requests are forwarded byte for byte, so signatures still verify.
+ */
+export async function startAnswerGate(upstream: string, options: AnswerGateOptions): Promise<AnswerGate> {
+  const target = new URL(upstream);
+  let opened = false;
+  let openGate!: () => void;
+  const gate = new Promise<void>((resolve) => (openGate = resolve));
+  let heldOne!: (request: GatedRequest) => void;
+  const held = new Promise<GatedRequest>((resolve) => (heldOne = resolve));
+  const server: Server = createServer((req: IncomingMessage, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      const body = Buffer.concat(chunks);
+      const seen: GatedRequest = { method: req.method ?? '', path: decodeURIComponent(req.url ?? ''), body: body.toString('utf8') };
+      const holding = !opened && options.hold(seen);
+      const headers = { ...req.headers };
+      delete headers.connection;
+      const forwarded = request({ host: target.hostname, port: target.port, method: req.method, path: req.url, headers }, (answer) => {
+        const answerChunks: Buffer[] = [];
+        answer.on('data', (chunk: Buffer) => answerChunks.push(chunk));
+        answer.on('end', () => {
+          const send = () => {
+            const answerHeaders = { ...answer.headers };
+            if (holding && options.heldDateShiftMs !== undefined && typeof answerHeaders.date === 'string') {
+              answerHeaders.date = new Date(Date.parse(answerHeaders.date) + options.heldDateShiftMs).toUTCString();
+            }
+            res.writeHead(answer.statusCode ?? 502, answerHeaders).end(Buffer.concat(answerChunks));
+          };
+          if (!holding) return send();
+          heldOne(seen);
+          void gate.then(send);
+        });
+      });
+      forwarded.on('error', () => req.socket.destroy());
+      forwarded.end(body);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    endpoint: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    held,
+    open: () => {
+      opened = true;
+      openGate();
+    },
+    close: () => {
+      opened = true;
+      openGate();
+      server.closeAllConnections();
+      return new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
