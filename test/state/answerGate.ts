@@ -9,8 +9,10 @@ export interface GatedRequest {
 }
 
 export interface AnswerGateOptions {
-  /** Whether the store's answer to this request waits until `open()` (the store has applied it already). */
+  /** Whether this request waits until `open()`: its answer (the store has applied it already), or with `before`, the request itself. */
   hold: (request: GatedRequest) => boolean;
+  /** Holds a picked request before it reaches the store, as a client paused just before sending it: the store answers as of `open()`. */
+  before?: boolean;
   /** Milliseconds added to the `Date` of a held answer, as a client that wakes after a long pause would read it. */
   heldDateShiftMs?: number;
 }
@@ -27,7 +29,7 @@ export interface AnswerGate {
 /**
  * A proxy in front of the store that passes each request on, and holds back the answers `hold` picks
  * until the test opens the gate: a client paused (SIGSTOP, a long GC, a frozen VM) right after the store
- * acted on its request. Requests are forwarded byte for byte, so signatures still verify.
+ * acted on its request, or with `before`, right before it sent it. Requests are forwarded byte for byte, so signatures still verify.
  */
 export async function startAnswerGate(upstream: string, options: AnswerGateOptions): Promise<AnswerGate> {
   const target = new URL(upstream);
@@ -45,24 +47,29 @@ export async function startAnswerGate(upstream: string, options: AnswerGateOptio
       const holding = !opened && options.hold(seen);
       const headers = { ...req.headers };
       delete headers.connection;
-      const forwarded = request({ host: target.hostname, port: target.port, method: req.method, path: req.url, headers }, (answer) => {
-        const answerChunks: Buffer[] = [];
-        answer.on('data', (chunk: Buffer) => answerChunks.push(chunk));
-        answer.on('end', () => {
-          const send = () => {
-            const answerHeaders = { ...answer.headers };
-            if (holding && options.heldDateShiftMs !== undefined && typeof answerHeaders.date === 'string') {
-              answerHeaders.date = new Date(Date.parse(answerHeaders.date) + options.heldDateShiftMs).toUTCString();
-            }
-            res.writeHead(answer.statusCode ?? 502, answerHeaders).end(Buffer.concat(answerChunks));
-          };
-          if (!holding) return send();
-          heldOne(seen);
-          void gate.then(send);
+      const pass = (): void => {
+        const forwarded = request({ host: target.hostname, port: target.port, method: req.method, path: req.url, headers }, (answer) => {
+          const answerChunks: Buffer[] = [];
+          answer.on('data', (chunk: Buffer) => answerChunks.push(chunk));
+          answer.on('end', () => {
+            const reply = (): void => {
+              const answerHeaders = { ...answer.headers };
+              if (holding && options.heldDateShiftMs !== undefined && typeof answerHeaders.date === 'string') {
+                answerHeaders.date = new Date(Date.parse(answerHeaders.date) + options.heldDateShiftMs).toUTCString();
+              }
+              res.writeHead(answer.statusCode ?? 502, answerHeaders).end(Buffer.concat(answerChunks));
+            };
+            if (!holding || options.before === true) return reply();
+            heldOne(seen);
+            void gate.then(reply);
+          });
         });
-      });
-      forwarded.on('error', () => req.socket.destroy());
-      forwarded.end(body);
+        forwarded.on('error', () => req.socket.destroy());
+        forwarded.end(body);
+      };
+      if (!holding || options.before !== true) return pass();
+      heldOne(seen);
+      void gate.then(pass);
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

@@ -27,7 +27,7 @@ describe('state restore --as-of TIME', () => {
     await sleep(1500);
     const then = new Date().toISOString();
     await sleep(1500);
-    const queued = await runCli(['queue', 'add-points', '--customer', customer.merchant_id, '--points', '7'], store.freshRun('asof'));
+    const queued = await runCli(['queue', 'add-points', '--customer', customer.merchant_id, '--points', '7', '--reason', 'as-of test'], store.freshRun('asof'));
     expect(queued.code, queued.stderr).toBe(0);
 
     const older = join(tempDir('loyalty-asof-'), 'restored', 'mirror.db');

@@ -5,7 +5,7 @@ import { openDatabase } from '../../src/db/open.js';
 import { runCli } from '../helpers/cli.js';
 import { startCli } from '../helpers/process.js';
 import { mirrorDiffAll } from '../helpers/sync.js';
-import { awsEnv } from '../s3/helpers.js';
+import { awsEnv, listKeys } from '../s3/helpers.js';
 import { startAnswerGate, type AnswerGate } from './answerGate.js';
 import { useStateStore } from './stateStore.js';
 
@@ -13,11 +13,13 @@ const TWO_HOURS_MS = 2 * 60 * 60 * 1000;
 
 describe('a run that stalls for hours at its end while another run saves (finding 2)', () => {
   const store = useStateStore({ seed: 313, size: 'tiny' });
-  // The stalled run's listing of the dumps: answered, as after a pause of two hours, with the store's clock then.
+  // The stalled run's listing of the dumps: sent when the gate opens, and answered with the store's clock two
+  // hours on, as after a pause of two hours: the store lists what it holds then, dated as it is then.
   let gate: AnswerGate;
   beforeAll(async () => {
     gate = await startAnswerGate(store.endpoint(), {
       hold: (request) => request.method === 'GET' && request.path.includes('list-type=2') && request.path.includes('prefix=stalled/state/dumps/'),
+      before: true,
       heldDateShiftMs: TWO_HOURS_MS,
     });
   });
@@ -29,8 +31,12 @@ describe('a run that stalls for hours at its end while another run saves (findin
     const stalled = startCli(['sync'], { ...store.freshRun('stalled').env, ...awsEnv(gate.endpoint) });
     await gate.held;
     // Meanwhile another run saves what it synced; it waits for the lease if the stalled run still holds it.
-    const other = runCli(['sync'], store.freshRun('stalled'));
-    await Promise.race([other, sleep(5000)]);
+    const dumps = async () => (await listKeys(store.client, store.bucket(), 'stalled/state/dumps/')).length;
+    const before = await dumps();
+    let otherDone = false;
+    const other = runCli(['sync'], store.freshRun('stalled')).finally(() => (otherDone = true));
+    // Until the other run has uploaded its segment, or, kept out by a lease the stalled run still holds, for a while.
+    for (let waited = 0; !otherDone && waited < 20_000 && (await dumps()) === before; waited += 250) await sleep(250);
     gate.open();
     expect((await stalled.exited).code, stalled.stderr()).toBe(0);
     const otherEnded = await other;

@@ -33,7 +33,7 @@ describe('status and queue list in the folder of a run that is saving (finding 1
     expect(status.code, status.stderr).toBe(0);
     const listed = await runCli(['queue', 'list'], holder);
     expect(listed.code, listed.stderr).toBe(0);
-    expect(readdirSync(holder.dir).filter((name) => name.includes('replaced'))).toEqual([]);
+    const setAside = readdirSync(holder.dir).filter((name) => name.includes('replaced'));
     gate.open();
     const ended = await push.exited;
     expect(ended.code, push.stderr()).toBe(0);
@@ -48,5 +48,7 @@ describe('status and queue list in the folder of a run that is saving (finding 1
     }
     const jobs = JSON.parse((await runCli(['queue', 'list', '--json'], envFor())).stdout) as Array<{ state: string }>;
     expect(jobs.map((job) => job.state)).toEqual(rows.map(() => 'succeeded'));
+    // Nor did they set the holder's mirror aside while it ran.
+    expect(setAside).toEqual([]);
   });
 });
