@@ -13,8 +13,12 @@ export interface AnswerGateOptions {
   hold: (request: GatedRequest) => boolean;
   /** Holds a picked request before it reaches the store, as a client paused just before sending it: the store answers as of `open()`. */
   before?: boolean;
-  /** Milliseconds added to the `Date` of a held answer, as a client that wakes after a long pause would read it. */
-  heldDateShiftMs?: number;
+  /**
+   * Milliseconds taken off every `LastModified` of a held listing: the objects look that much older, as they
+   * are to a client that wakes after a pause that long. (Moving the store's `Date` instead would move the
+   * SDK's signing clock too, and the store would refuse its next request as skewed.)
+   */
+  heldListingAgedMs?: number;
 }
 
 export interface AnswerGate {
@@ -54,10 +58,15 @@ export async function startAnswerGate(upstream: string, options: AnswerGateOptio
           answer.on('end', () => {
             const reply = (): void => {
               const answerHeaders = { ...answer.headers };
-              if (holding && options.heldDateShiftMs !== undefined && typeof answerHeaders.date === 'string') {
-                answerHeaders.date = new Date(Date.parse(answerHeaders.date) + options.heldDateShiftMs).toUTCString();
+              let answerBody = Buffer.concat(answerChunks);
+              const aged = options.heldListingAgedMs;
+              if (holding && aged !== undefined) {
+                answerBody = Buffer.from(
+                  answerBody.toString('utf8').replace(/<LastModified>([^<]+)<\/LastModified>/g, (_, iso: string) => `<LastModified>${new Date(Date.parse(iso) - aged).toISOString()}</LastModified>`),
+                );
+                answerHeaders['content-length'] = String(answerBody.length);
               }
-              res.writeHead(answer.statusCode ?? 502, answerHeaders).end(Buffer.concat(answerChunks));
+              res.writeHead(answer.statusCode ?? 502, answerHeaders).end(answerBody);
             };
             if (!holding || options.before === true) return reply();
             heldOne(seen);

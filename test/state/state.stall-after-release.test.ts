@@ -13,14 +13,14 @@ const TWO_HOURS_MS = 2 * 60 * 60 * 1000;
 
 describe('a run that stalls for hours at its end while another run saves (finding 2)', () => {
   const store = useStateStore({ seed: 313, size: 'tiny' });
-  // The stalled run's listing of the dumps: sent when the gate opens, and answered with the store's clock two
-  // hours on, as after a pause of two hours: the store lists what it holds then, dated as it is then.
+  // The stalled run's listing of the dumps: sent when the gate opens, and every object in it two hours older than
+  // it is, as a run that wakes from a pause of two hours finds them: the store lists what it holds then.
   let gate: AnswerGate;
   beforeAll(async () => {
     gate = await startAnswerGate(store.endpoint(), {
       hold: (request) => request.method === 'GET' && request.path.includes('list-type=2') && request.path.includes('prefix=stalled/state/dumps/'),
       before: true,
-      heldDateShiftMs: TWO_HOURS_MS,
+      heldListingAgedMs: TWO_HOURS_MS,
     });
   });
   afterAll(() => gate.close());
