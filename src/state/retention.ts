@@ -1,6 +1,6 @@
 import type { BucketObjects, StoredObject } from '../bucket/objects.js';
 import type { Config } from '../config.js';
-import { LOG_FOLDER, seqOfLogPath, type StateManifest } from './leaseLog.js';
+import { LOG_FOLDER, seqOfLogPath, type LogEntry, type StateManifest } from './leaseLog.js';
 import { StateError } from './errors.js';
 import type { StateLog } from './stateLog.js';
 
@@ -35,7 +35,7 @@ export interface SweepOptions {
   nowMs: number;
   keepMs: number;
   /** The newest entry, the sweeping run's own: the window's entries are read up to it even when a listing lags. */
-  headSeq: number;
+  head: LogEntry;
   /** Re-reads the head: true while the newest entry is still the sweeping run's own and its lease holds. */
   stillHolder: () => Promise<boolean>;
 }
@@ -56,13 +56,16 @@ export async function sweepState(objects: BucketObjects, log: StateLog, options:
     .sort((a, b) => a.seq - b.seq);
   // The newest entry written before the window: the state in force when the window begins.
   const inForce = entries.filter((entry) => isOlder(entry, boundary)).at(-1);
-  const firstRetained = inForce?.seq ?? entries[0]?.seq ?? options.headSeq;
+  const headSeq = options.head.seq;
+  const firstRetained = inForce?.seq ?? entries[0]?.seq ?? headSeq;
   const oldEntries = inForce === undefined ? [] : entries.filter((entry) => entry.seq < inForce.seq).map((entry) => entry.path);
 
-  // A dump uploaded within the window may be a save whose entry is still being written: never a candidate.
-  let oldDumps = dumps.filter((dump) => isOlder(dump, boundary)).map((dump) => dump.path);
+  // A dump uploaded within the window may be a save whose entry is still being written: never a candidate. Nor is
+  // one the newest state names (an old base, most of the time): the window's entries are read only for the rest.
+  const current = new Set(dumpsOf(options.head.manifest));
+  let oldDumps = dumps.filter((dump) => isOlder(dump, boundary) && !current.has(dump.path)).map((dump) => dump.path);
   if (oldDumps.length > 0) {
-    const seqs = Array.from({ length: Math.max(0, options.headSeq - firstRetained + 1) }, (_, index) => firstRetained + index);
+    const seqs = Array.from({ length: Math.max(0, headSeq - firstRetained + 1) }, (_, index) => firstRetained + index);
     const named = await namedDumps(log, seqs);
     oldDumps = oldDumps.filter((path) => !named.has(path));
   }

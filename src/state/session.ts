@@ -341,7 +341,7 @@ export class StateSession {
       const removed = await sweepState(this.objects, this.log, {
         nowMs: this.clock.now(),
         keepMs: retentionMs(this.options.config.state),
-        headSeq: head.seq,
+        head,
         stillHolder: async () => {
           await this.ensureLease();
           const newest = await this.log.head();

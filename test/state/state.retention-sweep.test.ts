@@ -42,7 +42,7 @@ describe('what the lease holder removes from the state in the bucket (state.reta
     // A save killed midway leaves its multipart upload open.
     await store.client.send(new CreateMultipartUploadCommand({ Bucket: store.bucket(), Key: `retain/${DUMPS_FOLDER}000000000099-segment-killed.jsonl.zst` }));
 
-    const sweep = (nowMs: number, holder: boolean) => sweepState(objects, log, { nowMs, keepMs: DAY_MS, headSeq: head.seq, stillHolder: async () => holder });
+    const sweep = (nowMs: number, holder: boolean) => sweepState(objects, log, { nowMs, keepMs: DAY_MS, head, stillHolder: async () => holder });
     // Within retention: nothing goes.
     expect(await sweep(Date.now() + DAY_MS / 2, true)).toEqual({ dumps: 0, entries: 0, uploads: 0 });
     // Past it, by a run that re-reads the head and finds it no longer its own: nothing goes either.
