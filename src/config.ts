@@ -3,6 +3,7 @@ import cron from 'node-cron';
 import { MAX_TIMER_MS } from './api/maxTimer.js';
 import { cronRangeProblem } from './cronFields.js';
 import { parseBucketPlace } from './bucket/place.js';
+import { parseStateUrl } from './state/store/stateUrl.js';
 import { ConfigError } from './configError.js';
 import { readEnvironmentSettings } from './configEnv.js';
 import { parseListenAddress } from './metrics/listenAddress.js';
@@ -244,7 +245,7 @@ function validate(config: Config, field: (key: string) => string): void {
   validateEndpoint(config.export.s3.endpoint, field('export.s3.endpoint'));
   // S3 allows 5 MiB to 5 GiB per part; 10,000 parts of the largest size cover any export file.
   integer(field('export.s3.partSizeMiB'), config.export.s3.partSizeMiB, 5, 5120);
-  if (config.state.url !== '') parseTargetOrThrow(config.state.url, field('state.url'));
+  if (config.state.url !== '') parseStateUrlOrThrow(config.state.url, field('state.url'));
   // A lease shorter than a few seconds would be renewed more often than a store round trip allows.
   integer(field('state.leaseSeconds'), config.state.leaseSeconds, 3, Math.floor(MAX_TIMER_MS / 1000));
   integer(field('state.leaseWaitSeconds'), config.state.leaseWaitSeconds, 0, Math.floor(MAX_TIMER_MS / 1000));
@@ -336,6 +337,14 @@ export function plainHttpWarning(value: string, what: string): string | null {
 function parseTargetOrThrow(value: string, field: string): void {
   try {
     parseBucketPlace(value, field);
+  } catch (error) {
+    throw new ConfigError((error as Error).message);
+  }
+}
+
+function parseStateUrlOrThrow(value: string, field: string): void {
+  try {
+    parseStateUrl(value, field);
   } catch (error) {
     throw new ConfigError((error as Error).message);
   }

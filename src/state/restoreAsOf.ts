@@ -1,14 +1,16 @@
 import { existsSync, mkdirSync, readdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { createBucketClient } from '../bucket/client.js';
-import { BucketObjects } from '../bucket/objects.js';
-import { parseBucketPlace } from '../bucket/place.js';
 import type { Config } from '../config.js';
 import type { Logger } from '../log.js';
 import { StateError } from './errors.js';
 import { LOG_FOLDER, seqOfLogPath, type LogEntry, type StateManifest } from './leaseLog.js';
 import { restoreMirror, type RestoreReport } from './restoreMirror.js';
 import { StateLog } from './stateLog.js';
+import { bucketStateStore } from './store/bucketStateStore.js';
+import { FolderStateStore } from './store/folderStateStore.js';
+import type { StateStore } from './store/stateStore.js';
+import { parseStateUrl } from './store/stateUrl.js';
 
 /** How much later than its `writtenAt` the store may date an entry (a PUT retried under faults): listed entries dated later than this after the time asked for are not read. */
 const ENTRY_DATING_SLACK_MS = 10 * 60 * 1000;
@@ -28,8 +30,10 @@ export async function restoreAsOf(config: Readonly<Config>, logger: Logger, asOf
   const folder = dirname(target);
   const present = existsSync(folder) ? readdirSync(folder) : [];
   if (present.length > 0) throw new StateError(`The folder ${folder} holds ${present.length} file(s) (${present.slice(0, 3).join(', ')}); state restore writes only into an empty or new folder, so that no mirror is replaced.`);
-  const place = parseBucketPlace(config.state.url, 'Config key "state.url" (or LOYALTY_STATE_URL)');
-  const objects = new BucketObjects(createBucketClient(config.export.s3), place, logger);
+  const place = parseStateUrl(config.state.url, 'Config key "state.url" (or LOYALTY_STATE_URL)');
+  // Opened without the create-only probe: this command writes nothing to the state's place.
+  const objects: StateStore =
+    place.kind === 'folder' ? new FolderStateStore(place.path, place.url) : bucketStateStore(createBucketClient(config.export.s3), place.place, logger, config.export.s3.partSizeMiB * 1024 * 1024);
   const log = new StateLog(objects);
   const listed = (await objects.list(LOG_FOLDER))
     .map((object) => ({ seq: seqOfLogPath(object.path), modifiedMs: object.modifiedMs }))

@@ -1,8 +1,9 @@
-import type { BucketObjects, StoredObject } from '../bucket/objects.js';
 import type { Config } from '../config.js';
 import { LOG_FOLDER, seqOfLogPath, type LogEntry, type StateManifest } from './leaseLog.js';
 import { StateError } from './errors.js';
 import type { StateLog } from './stateLog.js';
+import { BucketStateStore } from './store/bucketStateStore.js';
+import type { StateStore, StoredObject } from './store/stateStore.js';
 
 /** Where the dumps live, relative to the state's prefix; each under a name of its own. */
 export const DUMPS_FOLDER = 'state/dumps/';
@@ -47,7 +48,7 @@ export interface SweepOptions {
  * killed or fenced off midway). Only the lease holder calls it, and nothing goes unless `stillHolder`
  * says the head is still its own right before the deletes.
  */
-export async function sweepState(objects: BucketObjects, log: StateLog, options: SweepOptions): Promise<SweepReport> {
+export async function sweepState(objects: StateStore, log: StateLog, options: SweepOptions): Promise<SweepReport> {
   const boundary = options.nowMs - options.keepMs;
   const [logObjects, dumps] = await Promise.all([objects.list(LOG_FOLDER), objects.list(DUMPS_FOLDER)]);
   const entries = logObjects
@@ -69,13 +70,15 @@ export async function sweepState(objects: BucketObjects, log: StateLog, options:
     const named = await namedDumps(log, seqs);
     oldDumps = oldDumps.filter((path) => !named.has(path));
   }
-  const stale = ((await objects.openUploads()) ?? []).filter((upload) => upload.path.startsWith('state/') && upload.initiatedMs > 0 && upload.initiatedMs < boundary);
+  // Only a bucket has multipart uploads; a folder's uploads are whole files.
+  const uploads = objects instanceof BucketStateStore ? objects.objects : null;
+  const stale = ((await uploads?.openUploads()) ?? []).filter((upload) => upload.path.startsWith('state/') && upload.initiatedMs > 0 && upload.initiatedMs < boundary);
 
   if (oldDumps.length + oldEntries.length + stale.length === 0) return { dumps: 0, entries: 0, uploads: 0 };
   if (!(await options.stillHolder())) return { dumps: 0, entries: 0, uploads: 0 };
   if (oldDumps.length > 0) await objects.delete(oldDumps);
   if (oldEntries.length > 0) await objects.delete(oldEntries);
-  for (const upload of stale) await objects.abortUpload(upload);
+  for (const upload of stale) await uploads?.abortUpload(upload);
   return { dumps: oldDumps.length, entries: oldEntries.length, uploads: stale.length };
 }
 

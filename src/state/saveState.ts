@@ -1,9 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { createReadStream, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import Database from 'better-sqlite3';
-import type { BucketObjects } from '../bucket/objects.js';
-import { StreamingUpload } from '../bucket/streamingUpload.js';
 import type { Db } from '../db/open.js';
 import { DUMPS_FOLDER } from './retention.js';
 import type { MirrorFile } from './mirrorFile.js';
@@ -11,7 +9,8 @@ import { closeEpoch, forgetChangesThrough } from './changeTracking.js';
 import type { StoredDump, StoredSegment } from './dumpFormat.js';
 import type { StateManifest } from './leaseLog.js';
 import { planSave, segmentsAfter, type SavePlan } from './planSave.js';
-import { writeDump, type WrittenDump } from './writeDump.js';
+import type { StateStore } from './store/stateStore.js';
+import { writeDump } from './writeDump.js';
 
 export interface PreparedSave {
   manifest: StateManifest;
@@ -32,13 +31,7 @@ export function schemaVersionOf(db: Db): number {
  * its own. Nothing names the dump yet: the caller commits the returned manifest with a log entry,
  * and a save fenced off there leaves only an unnamed object behind.
  */
-export async function prepareSave(
-  db: Db,
-  mirror: MirrorFile,
-  objects: BucketObjects,
-  previous: StateManifest | null,
-  partSizeBytes: number,
-): Promise<PreparedSave> {
+export async function prepareSave(db: Db, mirror: MirrorFile, objects: StateStore, previous: StateManifest | null): Promise<PreparedSave> {
   const dbPath = mirror.path;
   const plan = planSave(previous, schemaVersionOf(db));
   const epoch = closeEpoch(db);
@@ -55,7 +48,7 @@ export async function prepareSave(
     const dumped = await writeDump(reader, range, file);
     reader.prepare('COMMIT').run();
     const path = `${DUMPS_FOLDER}${String(epoch).padStart(12, '0')}-${plan.kind}-${randomUUID().slice(0, 8)}.jsonl.zst`;
-    await upload(objects, path, file, dumped, partSizeBytes);
+    await objects.upload(path, file, { bytes: dumped.bytes, sha256: dumped.sha256 });
     const written: StoredDump = { path, bytes: dumped.bytes, sha256: dumped.sha256, rows: dumped.rows, epoch };
     const base = plan.kind === 'base' ? written : previous!.base;
     const segments: StoredSegment[] = plan.kind === 'base' ? [] : segmentsAfter(previous!.segments, plan, { ...written, fromEpoch: plan.fromEpoch, level: plan.level });
@@ -81,17 +74,5 @@ export async function prepareSave(
     if (reader.inTransaction) reader.prepare('ROLLBACK').run();
     reader.close();
     rmSync(work, { recursive: true, force: true });
-  }
-}
-
-/** Uploads the dump file in parts of the configured size (one PUT when it fits one), checked by the store. */
-async function upload(objects: BucketObjects, path: string, file: string, dumped: WrittenDump, partSizeBytes: number): Promise<void> {
-  const upload = new StreamingUpload(objects, path, 'zst', partSizeBytes);
-  try {
-    for await (const chunk of createReadStream(file, { highWaterMark: 1024 * 1024 })) await upload.write(chunk as Buffer);
-    await upload.finish({ bytes: dumped.bytes, sha256: dumped.sha256 });
-  } catch (error) {
-    await upload.abort().catch(() => undefined);
-    throw error;
   }
 }

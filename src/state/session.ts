@@ -2,11 +2,6 @@ import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { createBucketClient } from '../bucket/client.js';
-import { createOnlyWritesAt } from '../bucket/createOnlyWrites.js';
-import { BucketObjects } from '../bucket/objects.js';
-import { parseBucketPlace, type BucketPlace } from '../bucket/place.js';
-import { trackStoreClock, type StoreClock } from '../bucket/storeClock.js';
 import type { Config } from '../config.js';
 import { openDatabase, type Db } from '../db/open.js';
 import type { Logger } from '../log.js';
@@ -20,6 +15,8 @@ import { retentionMs, sweepState } from './retention.js';
 import { prepareSave } from './saveState.js';
 import { setAsideMirror } from './setAsideMirror.js';
 import { StateLog } from './stateLog.js';
+import { openStateStore } from './store/openStateStore.js';
+import type { StateClock, StateStore } from './store/stateStore.js';
 
 /** Restores a run without the lease tries, each from the newest state, when a save supersedes the one it read. */
 const READ_RESTORE_TRIES = 3;
@@ -66,18 +63,8 @@ export interface SaveReport {
  */
 export async function beginStateSession(options: StateSessionOptions, facts?: StateFacts): Promise<BeginResult> {
   const { config, logger } = options;
-  const place = parseBucketPlace(config.state.url, 'Config key "state.url" (or LOYALTY_STATE_URL)');
-  const client = createBucketClient(config.export.s3);
-  const clock = trackStoreClock(client);
-  const objects = new BucketObjects(client, place, logger);
-  const writes = await createOnlyWritesAt(objects);
-  if (writes !== 'enforced') {
-    const what = writes === 'ignored' ? 'accepts create-only writes (If-None-Match: *) but ignores them' : 'refuses create-only writes (If-None-Match: *)';
-    throw new StateError(
-      `The object store at ${client.endpointLabel} ${what}, so a lease on ${place.url} could not keep two runs apart; state.url needs AWS S3, GCS, R2, MinIO, Ceph, or Swift 2.36 or newer.`,
-    );
-  }
-  const session = new StateSession(options, place, objects, clock);
+  const store = await openStateStore(config, logger);
+  const session = new StateSession(options, store, store, store.clock);
   const held = await session.acquire();
   if (held !== null) {
     facts?.leaseSkipped();
@@ -118,9 +105,9 @@ export class StateSession {
 
   constructor(
     private readonly options: StateSessionOptions,
-    readonly place: BucketPlace,
-    readonly objects: BucketObjects,
-    private readonly clock: StoreClock,
+    readonly place: Pick<StateStore, 'url'>,
+    readonly objects: StateStore,
+    private readonly clock: StateClock,
   ) {
     this.log = new StateLog(objects);
     this.holder = { id: `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`, host: hostname(), pid: process.pid, command: options.command };
@@ -278,7 +265,7 @@ export class StateSession {
     if (previous !== null && !changedSince(db, previous.epoch)) return { kind: 'none', bytes: 0, seconds: 0 };
     const started = performance.now();
     this.options.logger.info({ state: this.place.url, after: previous?.epoch ?? null }, 'saving the state to the bucket');
-    const prepared = await prepareSave(db, mirror, this.objects, previous, this.options.config.export.s3.partSizeMiB * 1024 * 1024);
+    const prepared = await prepareSave(db, mirror, this.objects, previous);
     const entry = await this.append('save', () => prepared.manifest);
     prepared.afterCommit(db);
     writeLocalMark(db, { url: this.place.url, stateId: prepared.manifest.stateId, epoch: prepared.manifest.epoch, seq: entry.seq });

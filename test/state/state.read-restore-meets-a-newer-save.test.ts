@@ -3,9 +3,8 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createBucketClient } from '../../src/bucket/client.js';
-import { BucketObjects } from '../../src/bucket/objects.js';
+import { bucketStateStore } from '../../src/state/store/bucketStateStore.js';
 import { parseBucketPlace } from '../../src/bucket/place.js';
-import { trackStoreClock } from '../../src/bucket/storeClock.js';
 import { loadConfig } from '../../src/config.js';
 import { openDatabase } from '../../src/db/open.js';
 import { StateSession } from '../../src/state/session.js';
@@ -26,12 +25,8 @@ describe('a restore without the lease (status, queue list) while the holder save
     const reader = store.freshRun('busy');
     const config = loadConfig({ env: reader.env });
     const client = createBucketClient(config.export.s3);
-    const session = new StateSession(
-      { config, logger: recordingLogger().logger, command: 'status', mode: 'read' },
-      parseBucketPlace(config.state.url, 'state.url'),
-      new BucketObjects(client, parseBucketPlace(config.state.url, 'state.url'), recordingLogger().logger),
-      trackStoreClock(client),
-    );
+    const objects = bucketStateStore(client, parseBucketPlace(config.state.url, 'state.url'), recordingLogger().logger, 5 * 1024 * 1024);
+    const session = new StateSession({ config, logger: recordingLogger().logger, command: 'status', mode: 'read' }, objects, objects, objects.clock);
     expect(await session.acquire()).toBeNull();
     const readBase = session.newest?.manifest?.base.path;
 
