@@ -74,6 +74,8 @@ export interface Config {
     leaseSeconds: number;
     /** How long a command other than `once` waits for another run's lease before it gives up. */
     leaseWaitSeconds: number;
+    /** How long a saved state stays restorable (`state restore --as-of`): no dump or log entry a save of this window names is deleted. */
+    retainHours: number;
   };
   /** The sampled verify of `once --verify` and of `run`'s schedule.verify. */
   verify: { requests: number };
@@ -258,6 +260,7 @@ function validate(config: Config, field: (key: string) => string): void {
   // A lease shorter than a few seconds would be renewed more often than a store round trip allows.
   integer(field('state.leaseSeconds'), config.state.leaseSeconds, 3, Math.floor(MAX_TIMER_MS / 1000));
   integer(field('state.leaseWaitSeconds'), config.state.leaseWaitSeconds, 0, Math.floor(MAX_TIMER_MS / 1000));
+  positive(field('state.retainHours'), config.state.retainHours);
   integer(field('verify.requests'), config.verify.requests, 1);
   validateTimezone(config.schedule.timezone, field('schedule.timezone'));
   for (const job of ['sync', 'push', 'refresh', 'deepRefresh', 'export', 'verify'] as const) {

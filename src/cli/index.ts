@@ -77,6 +77,11 @@ const COMMANDS: Record<string, CommandEntry> = {
     needsConfig: true,
     run: async (argv, ctx) => (await import('./queue.js')).queueCommand(argv, ctx),
   },
+  state: {
+    summary: 'restore an older saved state of state.url into an empty folder, beside the live one (restore --as-of TIME [--to PATH])',
+    needsConfig: true,
+    run: async (argv, ctx) => (await import('./state.js')).stateCommand(argv, ctx),
+  },
   simulate: {
     summary: 'serve the built-in API simulator on loopback (--port N --seed S --size S --profile P --faults SPEC)',
     needsConfig: false,

@@ -3,6 +3,8 @@ import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import Database from 'better-sqlite3';
 import type { Db } from '../db/open.js';
+import { DUMPS_FOLDER } from './retention.js';
+import type { MirrorFile } from './mirrorFile.js';
 import { closeEpoch, forgetChangesThrough } from './changeTracking.js';
 import type { StoredDump, StoredSegment } from './dumpFormat.js';
 import type { StateManifest } from './leaseLog.js';
@@ -10,26 +12,13 @@ import { planSave, segmentsAfter, type SavePlan } from './planSave.js';
 import type { StateStore } from './store/stateStore.js';
 import { writeDump } from './writeDump.js';
 
-/** Where the dumps live, relative to the state's prefix; each under a name of its own. */
-export const DUMPS_FOLDER = 'state/dumps/';
-
-/** A dump no manifest names is removed once this old: a restore of the manifest before has long finished. */
-export const ORPHAN_AGE_MS = 60 * 60 * 1000;
-
-/** The dumps under DUMPS_FOLDER that `manifest` does not name and that are older than ORPHAN_AGE_MS (an undated one is kept). */
-export function orphanDumps(listed: ReadonlyArray<{ path: string; modifiedMs: number }>, manifest: StateManifest, nowMs: number): string[] {
-  const named = new Set([manifest.base.path, ...manifest.segments.map((segment) => segment.path)]);
-  return listed.filter((object) => !named.has(object.path) && object.modifiedMs > 0 && object.modifiedMs < nowMs - ORPHAN_AGE_MS).map((object) => object.path);
-}
-
 export interface PreparedSave {
   manifest: StateManifest;
   plan: SavePlan;
   /** The dump this save uploaded. */
   written: StoredDump;
-  /** Once the entry naming `manifest` is written: what the mirror may forget, and the dumps no state names any more. */
+  /** Once the entry naming `manifest` is written: what the mirror may forget. */
   afterCommit: (db: Db) => void;
-  superseded: string[];
 }
 
 /** The schema version of a mirror: its highest applied migration. */
@@ -42,7 +31,8 @@ export function schemaVersionOf(db: Db): number {
  * its own. Nothing names the dump yet: the caller commits the returned manifest with a log entry,
  * and a save fenced off there leaves only an unnamed object behind.
  */
-export async function prepareSave(db: Db, dbPath: string, objects: StateStore, previous: StateManifest | null): Promise<PreparedSave> {
+export async function prepareSave(db: Db, mirror: MirrorFile, objects: StateStore, previous: StateManifest | null): Promise<PreparedSave> {
+  const dbPath = mirror.path;
   const plan = planSave(previous, schemaVersionOf(db));
   const epoch = closeEpoch(db);
   // The reader's snapshot begins now, before this process writes anything more: the dump is the mirror as the epoch closed.
@@ -51,6 +41,8 @@ export async function prepareSave(db: Db, dbPath: string, objects: StateStore, p
   try {
     reader.prepare('BEGIN').run();
     reader.prepare('SELECT epoch FROM state_epoch').get();
+    // The reader opened the file by its name: it must be the file the writer writes, or the dump is another mirror's.
+    mirror.check();
     const file = join(work, 'dump.jsonl.zst');
     const range = plan.kind === 'base' ? ({ kind: 'base', epoch } as const) : ({ kind: 'segment', fromEpoch: plan.fromEpoch, epoch } as const);
     const dumped = await writeDump(reader, range, file);
@@ -70,13 +62,10 @@ export async function prepareSave(db: Db, dbPath: string, objects: StateStore, p
       // With its write-ahead log: what a copy of the mirror takes, whether or not SQLite has checkpointed.
       mirrorBytes: statSync(dbPath).size + (statSync(`${dbPath}-wal`, { throwIfNoEntry: false })?.size ?? 0),
     };
-    const named = new Set([manifest.base.path, ...manifest.segments.map((segment) => segment.path)]);
-    const superseded = previous === null ? [] : [previous.base.path, ...previous.segments.map((segment) => segment.path)].filter((p) => !named.has(p));
     return {
       manifest,
       plan,
       written,
-      superseded,
       afterCommit: (writer) => {
         if (plan.kind === 'base') forgetChangesThrough(writer, epoch);
       },

@@ -2,9 +2,6 @@ import { LOG_FOLDER, logPath, parseEntry, seqOfLogPath, type LogEntry } from './
 import { StateError } from './errors.js';
 import type { StateStore } from './store/stateStore.js';
 
-/** Entries kept behind the newest when old ones are pruned: enough to read what happened lately. */
-const ENTRIES_KEPT = 20;
-
 export type AppendResult = { written: true; entry: LogEntry } | { written: false; found: LogEntry };
 
 /** The log's I/O: finding the newest entry, and appending one create-only after a known entry. */
@@ -83,14 +80,5 @@ export class StateLog {
     if (!stale) return null;
     const newest = await this.head();
     return newest === null || newest.writeId === created.writeId ? null : newest;
-  }
-
-  /** Deletes entries well behind `newest`; what is left behind is harmless, so failures are ignored. */
-  async prune(newest: number): Promise<void> {
-    const old = (await this.objects.list(LOG_FOLDER)).filter((object) => {
-      const seq = seqOfLogPath(object.path);
-      return seq !== null && seq <= newest - ENTRIES_KEPT;
-    });
-    if (old.length > 0) await this.objects.delete(old.map((object) => object.path)).catch(() => undefined);
   }
 }

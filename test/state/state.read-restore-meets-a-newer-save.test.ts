@@ -1,3 +1,4 @@
+import { DeleteObjectCommand } from '@aws-sdk/client-s3';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -30,7 +31,8 @@ describe('a restore without the lease (status, queue list) while the holder save
     const readBase = session.newest?.manifest?.base.path;
 
     // Meanwhile the holder touches every row (its mirror keeps its folder between runs): the save after that
-    // ships them all, and the one after writes a new base and deletes the old one.
+    // ships them all, and the one after writes a new base. Retention keeps the old one for a while; once past
+    // it (here: deleted by hand) a reader that read the old entry finds it gone.
     const writer = store.freshRun('busy');
     expect((await runCli(['sync'], writer)).code).toBe(0);
     const touched = openDatabase(join(writer.dir, 'mirror.db'), { mustExist: true });
@@ -38,17 +40,20 @@ describe('a restore without the lease (status, queue list) while the holder save
     touched.close();
     expect((await runCli(['sync'], writer)).code).toBe(0);
     expect((await runCli(['sync'], writer)).code).toBe(0);
+    await store.client.send(new DeleteObjectCommand({ Bucket: store.bucket(), Key: `busy/${readBase}` }));
     expect(await listKeys(store.client, store.bucket(), `busy/${readBase}`)).toEqual([]);
 
     const report = await session.prepareMirror();
     expect(report).not.toBeNull();
     expect(session.newest?.manifest?.base.path).not.toBe(readBase);
-    expect(existsSync(join(reader.dir, 'mirror.db'))).toBe(true);
-    const db = openDatabase(join(reader.dir, 'mirror.db'), { mustExist: true });
+    // Read from a copy of its own: a reader never puts a file where a live run's mirror is.
+    expect(existsSync(join(reader.dir, 'mirror.db'))).toBe(false);
+    const db = openDatabase(session.mirrorPath, { mustExist: true });
     try {
       expect(mirrorDiffAll(db, store.sim())).toEqual([]);
     } finally {
       db.close();
+      await session.end();
       client.s3.destroy();
     }
   });

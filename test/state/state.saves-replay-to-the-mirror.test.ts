@@ -8,6 +8,7 @@ import { installChangeTracking, UNSAVED_TABLES } from '../../src/state/changeTra
 import { LOG_FORMAT, type LogEntry, type StateManifest } from '../../src/state/leaseLog.js';
 import { FANOUT } from '../../src/state/planSave.js';
 import { restoreMirror } from '../../src/state/restoreMirror.js';
+import { MirrorFile } from '../../src/state/mirrorFile.js';
 import { prepareSave } from '../../src/state/saveState.js';
 import { recordingLogger } from '../helpers/sync.js';
 import { freshMirror, tempDir } from '../helpers/tempDir.js';
@@ -106,7 +107,7 @@ describe('saves of what changed, replayed on their base', () => {
     const checked = new Set([1, FANOUT, FANOUT + 1, saves]);
     for (let step = 1; step <= saves; step += 1) {
       change(step);
-      const saving = prepareSave(db, source.path, objects, manifest);
+      const saving = prepareSave(db, MirrorFile.at(source.path), objects, manifest);
       // Changes made while a save uploads belong to the next save (not made before a save whose restore is compared).
       if (!checked.has(step)) change(step + 1000);
       const prepared = await saving;
@@ -124,7 +125,7 @@ describe('saves of what changed, replayed on their base', () => {
     db.prepare("UPDATE customers SET email = 'moved.' || email").run();
     for (let round = 0; round < 2; round += 1) {
       change(5000 + round);
-      const prepared = await prepareSave(db, source.path, objects, manifest);
+      const prepared = await prepareSave(db, MirrorFile.at(source.path), objects, manifest);
       prepared.afterCommit(db);
       manifest = prepared.manifest;
       seq += 1;
@@ -148,7 +149,7 @@ describe('saves of what changed, replayed on their base', () => {
     })();
     source.db.prepare("INSERT INTO deep_refresh_absent (stream, id) VALUES ('orders', 7)").run();
     const save = async (db: Db, path: string, previous: StateManifest | null): Promise<StateManifest> => {
-      const prepared = await prepareSave(db, path, objects, previous);
+      const prepared = await prepareSave(db, MirrorFile.at(path), objects, previous);
       prepared.afterCommit(db);
       return prepared.manifest;
     };
