@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
 import { parseSamples, sumOf } from '../helpers/exposition.js';
-import { putText } from '../s3/helpers.js';
+import { getBytes, putText } from '../s3/helpers.js';
 import { useStateStore } from './stateStore.js';
 
 /**
@@ -38,10 +38,15 @@ describe('the write inbox in monitoring (state.url)', () => {
     expect(await once()).toEqual({ imported: 0, refused: 0, duplicate: 0 });
 
     await put('inbox/add_points/june.csv', good);
-    await put('inbox/add_points/june-copy.csv', good);
+    await put('inbox/add_points/resend-of-june.csv', good);
     await put('inbox/add_points/broken.csv', 'customer_merchant_id,points,reason\nnobody,lots,bad row\n');
     expect(await once()).toEqual({ imported: 1, refused: 1, duplicate: 1 });
     expect(store.sim().ledger().filter((entry) => entry.target === customer.merchant_id)).toHaveLength(1);
+    // The copy's results say what it was: the same job, queued once, by the file that brought the bytes first.
+    const results = async (name: string) => (await getBytes(store.client, store.bucket(), `${PREFIX}/outbox/add_points/${name}.results.csv`)).toString('utf8').trim().split('\n');
+    const [original, copy] = [await results('june'), await results('resend-of-june')];
+    expect(original[1]).toMatch(new RegExp(`^${customer.merchant_id},5,monitoring,\\d+,succeeded,$`));
+    expect(copy[1]).toBe(`${original[1]}"duplicated inbox/add_points/june.csv, queued nothing"`);
 
     const text = await status();
     expect(text.code, text.stderr).toBe(0);
