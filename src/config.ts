@@ -2,10 +2,10 @@ import { readFileSync } from 'node:fs';
 import cron from 'node-cron';
 import { MAX_TIMER_MS } from './api/maxTimer.js';
 import { cronRangeProblem } from './cronFields.js';
-import { parseBucketPlace } from './bucket/place.js';
+import { parseBucketPlace, type BucketPlace } from './bucket/place.js';
 import { parseStateUrl } from './state/store/stateUrl.js';
 import { ConfigError } from './configError.js';
-import { readEnvironmentSettings } from './configEnv.js';
+import { readEnvironmentSettings, type NamedVariable } from './configEnv.js';
 import { parseListenAddress } from './metrics/listenAddress.js';
 
 export { ConfigError };
@@ -121,6 +121,19 @@ const ENV_OVERRIDES: ReadonlyArray<[variable: string, path: string]> = [
 ];
 const NAMED_VARIABLE_OF_KEY = new Map(ENV_OVERRIDES.map(([variable, key]) => [key, variable]));
 
+/**
+ * Every `LOYALTY_` name that is not a key's mapped variable and is still known: the named overrides, the
+ * key and the config file, and the variables of the project's own scripts (the README's settings table lists
+ * them all). Any other `LOYALTY_` variable stops the program (configEnv.ts).
+ */
+export const NAMED_VARIABLES: readonly NamedVariable[] = [
+  ...ENV_OVERRIDES.filter(([variable]) => variable.startsWith('LOYALTY_')).map(([variable, key]) => ({ variable, sets: `"${key}"` })),
+  { variable: 'LOYALTY_API_KEY', sets: 'the API key' },
+  { variable: 'LOYALTY_CONFIG', sets: 'the config file' },
+  { variable: 'LOYALTY_CACHE', sets: "the scripts' download cache" },
+  { variable: 'LOYALTY_SWIFT_HOME', sets: "the tests' Swift" },
+];
+
 export const DEFAULT_CONFIG_PATH = new URL('../config/default.json', import.meta.url);
 
 type Json = string | number | boolean | null | Json[] | { [key: string]: Json };
@@ -150,7 +163,7 @@ export function loadConfig(options: LoadConfigOptions = {}): Readonly<Config> {
   if (options.overrides) mergeChecked(merged, options.overrides as JsonObject, '');
   // The variable each key's value came from, so a range check names what the user set.
   const variableOfKey = new Map<string, string>();
-  for (const { key, variable, value } of readEnvironmentSettings(defaults, env)) {
+  for (const { key, variable, value } of readEnvironmentSettings(defaults, env, NAMED_VARIABLES)) {
     setPath(merged, key, value);
     variableOfKey.set(key, variable);
   }
@@ -256,7 +269,7 @@ function validate(config: Config, field: (key: string) => string): void {
   validateEndpoint(config.export.s3.endpoint, field('export.s3.endpoint'));
   // S3 allows 5 MiB to 5 GiB per part; 10,000 parts of the largest size cover any export file.
   integer(field('export.s3.partSizeMiB'), config.export.s3.partSizeMiB, 5, 5120);
-  if (config.state.url !== '') parseStateUrlOrThrow(config.state.url, field('state.url'));
+  if (config.state.url !== '') validateStatePlace(config.state.url, config.export.url, field('state.url'), field('export.url'));
   // A lease shorter than a few seconds would be renewed more often than a store round trip allows.
   integer(field('state.leaseSeconds'), config.state.leaseSeconds, 3, Math.floor(MAX_TIMER_MS / 1000));
   integer(field('state.leaseWaitSeconds'), config.state.leaseWaitSeconds, 0, Math.floor(MAX_TIMER_MS / 1000));
@@ -352,19 +365,36 @@ export function plainHttpWarning(value: string, what: string): string | null {
   return `${what} ${url.origin} is plain http: what is sent there can be read and altered on the way; use https unless that network is private.`;
 }
 
-function parseTargetOrThrow(value: string, field: string): void {
+function parseTargetOrThrow(value: string, field: string): BucketPlace {
   try {
-    parseBucketPlace(value, field);
+    return parseBucketPlace(value, field);
   } catch (error) {
     throw new ConfigError((error as Error).message);
   }
 }
 
-function parseStateUrlOrThrow(value: string, field: string): void {
+function parseStateUrlOrThrow(value: string, field: string): ReturnType<typeof parseStateUrl> {
   try {
-    parseStateUrl(value, field);
+    return parseStateUrl(value, field);
   } catch (error) {
     throw new ConfigError((error as Error).message);
+  }
+}
+
+/**
+ * The state's place must be apart from the export target's: each deletes its own objects under its prefix
+ * (the export's retention, the state's sweep), so one inside the other would delete the other's files.
+ */
+function validateStatePlace(stateUrl: string, exportUrl: string, stateField: string, exportField: string): void {
+  const parsed = parseStateUrlOrThrow(stateUrl, stateField);
+  if (parsed.kind !== 'bucket' || exportUrl === '') return;
+  const state = parsed.place;
+  const target = parseTargetOrThrow(exportUrl, exportField);
+  if (state.bucket !== target.bucket) return;
+  const inside = (inner: string, outer: string) => inner === outer || inner.startsWith(`${outer}/`);
+  if (inside(state.prefix, target.prefix) || inside(target.prefix, state.prefix)) {
+    const relation = state.prefix === target.prefix ? 'the same place as' : inside(state.prefix, target.prefix) ? 'inside' : 'around';
+    throw new ConfigError(`${stateField} is "${stateUrl}", ${relation} the export target "${exportUrl}" (export.url); expected a prefix of its own, such as s3://${state.bucket}/${target.prefix}-state, since each deletes its own old objects under its prefix.`);
   }
 }
 

@@ -61,16 +61,25 @@ export function configVariables(defaults: ConfigTree): ConfigVariable[] {
   return variables;
 }
 
+/** A variable read by name rather than derived from a key: `LOYALTY_DB`, or one of the project's scripts. */
+export interface NamedVariable {
+  variable: string;
+  /** What it sets, shown beside it when it is suggested: a config key, or a few words. */
+  sets: string;
+}
+
 /**
  * The values the environment gives config keys, parsed by the JSON type of each key's default. Throws a
- * ConfigError naming the variable for a value of the wrong form, and for a variable that looks like a key's
- * (`LOYALTY_` and a `__`) but names none, so a misspelt setting is not silently ignored.
+ * ConfigError naming the variable for a value of the wrong form, and for any `LOYALTY_` variable that is
+ * neither a key's nor one of `named`, with the nearest known names: a misspelt setting (the state's URL)
+ * would otherwise be ignored without a word, and the run would go on without it.
  */
-export function readEnvironmentSettings(defaults: ConfigTree, env: NodeJS.ProcessEnv): EnvironmentSetting[] {
+export function readEnvironmentSettings(defaults: ConfigTree, env: NodeJS.ProcessEnv, named: readonly NamedVariable[]): EnvironmentSetting[] {
   const variables = configVariables(defaults);
-  const known = new Set(variables.map(({ variable }) => variable));
+  const known = [...named, ...variables.map(({ key, variable }) => ({ variable, sets: `"${key}"` }))];
+  const knownNames = new Set(known.map(({ variable }) => variable));
   for (const name of Object.keys(env).sort()) {
-    if (name.startsWith(PREFIX) && name.includes(SECTION_SEPARATOR) && !known.has(name)) throw unknownVariable(name, variables);
+    if (name.startsWith(PREFIX) && !knownNames.has(name)) throw unknownVariable(name, known);
   }
   const settings: EnvironmentSetting[] = [];
   for (const { key, variable, defaultValue } of variables) {
@@ -113,14 +122,14 @@ function parseValue(text: string, defaultValue: ConfigValue): { parsed: ConfigVa
   return { expected: `a comma-separated list without empty items, such as "${defaultValue.length > 0 ? defaultValue.join(', ') : 'a, b'}"` };
 }
 
-function unknownVariable(name: string, variables: readonly ConfigVariable[]): ConfigError {
+function unknownVariable(name: string, known: readonly NamedVariable[]): ConfigError {
   if (name === variableOfKey('api.apiKey')) return new ConfigError(`${name} is not read; the API key comes from ${API_KEY_VARIABLE} only.`);
-  const nearest = variables
+  const nearest = known
     .map((candidate) => ({ candidate, distance: editDistance(name, candidate.variable) }))
     .sort((a, b) => a.distance - b.distance)
     .slice(0, NEAREST_SHOWN)
-    .map(({ candidate }) => `${candidate.variable} ("${candidate.key}")`);
-  return new ConfigError(`${name} names no config key, though its LOYALTY_ and __ say it should; the nearest are ${nearest.join(', ')}.`);
+    .map(({ candidate }) => `${candidate.variable} (${candidate.sets})`);
+  return new ConfigError(`${name} is not a variable loyalty-sync reads, though it starts with ${PREFIX}; the nearest known names are ${nearest.join(', ')}.`);
 }
 
 /** Levenshtein distance: the fewest single-character edits turning `a` into `b`. */

@@ -22,6 +22,8 @@ export function parseBucketPlace(value: string, field: string): BucketPlace {
   const fail = (expected: string): never => {
     throw new Error(`${field} is "${value}"; expected ${expected}.`);
   };
+  // A query or fragment is no part of an object key here: `s3://b/p?x` would otherwise be the prefix "p?x".
+  if (/[?#]/.test(value)) return fail('s3://BUCKET/PREFIX without a query or fragment (no "?" or "#")');
   const match = /^([a-zA-Z][a-zA-Z0-9+.-]*):\/\/([^/]*)(?:\/(.*))?$/.exec(value);
   if (match === null) return fail('s3://BUCKET/PREFIX, e.g. s3://analytics-exports/loyalty');
   const [, scheme, bucket, rawPrefix = ''] = match;

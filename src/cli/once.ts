@@ -2,7 +2,7 @@ import type { Registry } from 'prom-client';
 import type { ApiClient } from '../api/client.js';
 import { describeError } from '../api/errors.js';
 import { plainHttpWarning } from '../config.js';
-import { createClient, requireApiKey, type CommandContext } from './context.js';
+import { createClient, type CommandContext } from './context.js';
 import { parseCommandArgs } from './args.js';
 import { EXIT_FAILED, EXIT_OK, UsageError } from './errors.js';
 import { metricsFileProblem, writeMetricsFile } from '../metrics/metricsFile.js';
@@ -52,7 +52,8 @@ const ONCE_STEPS_VERIFIED: readonly JobName[] = ['sync', 'verify', 'push', 'expo
 /** Used as the grouping key when the credential's program cannot be asked (a bad key, the API down). */
 const UNKNOWN_PROGRAM = 'unknown';
 
-export async function onceCommand(argv: string[], ctx: CommandContext): Promise<number> {
+/** Once's flags, checked: exits 2 (UsageError) for a metrics file or Pushgateway that cannot work. */
+export function parseOnceArgs(argv: string[]) {
   const { values } = parseCommandArgs('once', argv, {
     verify: { type: 'boolean' },
     'export-daily': { type: 'boolean' },
@@ -61,20 +62,25 @@ export async function onceCommand(argv: string[], ctx: CommandContext): Promise<
     'metrics-file': { type: 'string' },
     pushgateway: { type: 'string' },
   });
-  if (values.help) {
-    ctx.stdout.write(HELP);
-    return EXIT_OK;
-  }
+  if (values.help) return { values, metricsFile: undefined, gateway: undefined };
   const metricsFile = values['metrics-file'];
   if (metricsFile === '') throw new UsageError('--metrics-file is empty; expected a file path such as /var/lib/node_exporter/textfile/loyalty_sync.prom.');
   const problem = metricsFile === undefined ? null : metricsFileProblem(metricsFile);
   if (problem !== null) throw new UsageError(`--metrics-file is "${metricsFile}", but ${problem}; expected a file path in a folder this user may write, such as /var/lib/node_exporter/textfile/loyalty_sync.prom.`);
   const gateway = values.pushgateway === undefined ? undefined : gatewayUrl(values.pushgateway);
+  return { values, metricsFile, gateway };
+}
+
+export async function onceCommand(argv: string[], ctx: CommandContext): Promise<number> {
+  const { values, metricsFile, gateway } = parseOnceArgs(argv);
+  if (values.help) {
+    ctx.stdout.write(HELP);
+    return EXIT_OK;
+  }
   if (ctx.leaseHeld !== undefined) return skipForHeldLease(ctx, ctx.leaseHeld, { metricsFile, gateway });
   const metrics = metricsFile === undefined && gateway === undefined ? null : createMetrics(knownLabelValues(ctx.config));
   if (metrics !== null) ctx.stateFacts?.attach(metrics.state);
 
-  requireApiKey(ctx, 'once');
   const steps = values.verify ? ONCE_STEPS_VERIFIED : ONCE_STEPS;
   let programId = UNKNOWN_PROGRAM;
   let ok = false;
@@ -132,7 +138,7 @@ async function skipForHeldLease(ctx: CommandContext, held: LeaseHeldError, to: {
   const metrics = createStateMetrics();
   ctx.stateFacts?.attach(metrics.state);
   let programId = UNKNOWN_PROGRAM;
-  if (to.gateway !== undefined && ctx.config.api.apiKey !== '') {
+  if (to.gateway !== undefined) {
     const client = createClient(ctx);
     try {
       programId = await programOf(client);

@@ -1,5 +1,5 @@
 import { parseCommandArgs } from './args.js';
-import { requireApiKey, type CommandContext } from './context.js';
+import type { CommandContext } from './context.js';
 import { withWorker } from '../runtime/worker.js';
 import { summarizePush } from '../queue/push/pushDueJobs.js';
 import { pushQueue } from '../runtime/jobs.js';
@@ -44,7 +44,6 @@ export async function pushCommand(argv: string[], ctx: CommandContext): Promise<
     ctx.stdout.write(pushUsage());
     return 0;
   }
-  requireApiKey(ctx, 'push');
   const report = await withWorker(ctx, { command: 'push', createsMirror: false, waitForLock: false }, (deps, signal) => pushQueue(deps, signal));
   ctx.stdout.write(`${summarizePush(report)}\n`);
   if (report.unreachable !== null) {

@@ -1,4 +1,4 @@
-import { requireApiKey, type CommandContext } from './context.js';
+import type { CommandContext } from './context.js';
 import { parseCommandArgs } from './args.js';
 import { EXIT_FAILED, EXIT_OK, UsageError } from './errors.js';
 import { createHealth } from '../metrics/health.js';
@@ -37,7 +37,6 @@ export async function runCommand(argv: string[], ctx: CommandContext): Promise<n
     ctx.stdout.write(HELP);
     return EXIT_OK;
   }
-  requireApiKey(ctx, 'run');
   const fromFlag = values['metrics-listen'] !== undefined;
   const listen = values['metrics-listen'] ?? ctx.config.runtime.metricsListen;
   // Off by default: without an address the jobs tell nobody, and nothing listens.

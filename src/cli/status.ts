@@ -9,6 +9,7 @@ import { listDrift, type DriftEntry } from '../drift/index.js';
 import { formatAge } from '../formatAge.js';
 import { checkHealth } from '../health/checkHealth.js';
 import { readSyncStatus, type StreamStatus } from '../sync/index.js';
+import { countInboxFiles, refusedInboxFiles, type InboxFileOutcome } from '../state/inbox/index.js';
 import { renderStateStatus, stateStatus, type StateStatus } from '../state/stateStatus.js';
 import { readDeepRefreshStatus, type DeepRefreshStatus } from '../sync/deepRefreshStatus.js';
 import { lastVerify, type LastVerify } from '../verify/index.js';
@@ -75,6 +76,8 @@ export interface StatusReport {
   schema_drift: DriftEntry[];
   /** The state in the bucket (state.url): where, its last save and size, its lease; null without state.url. */
   state: StateStatus | null;
+  /** With state.url: the write inbox's files as of its last listing, by outcome, and the paths of those refused; null without state.url. */
+  inbox: { files: Record<InboxFileOutcome, number>; refused: string[] } | null;
 }
 
 export function collectStatus(db: Db, config: Readonly<Config>, now: Date = new Date(), state?: StateSession): StatusReport {
@@ -91,12 +94,13 @@ export function collectStatus(db: Db, config: Readonly<Config>, now: Date = new 
     lock: readLockHolder(db, undefined, now),
     schema_drift: listDrift(db),
     state: state === undefined ? null : stateStatus(state.place.url, state.newest, now),
+    inbox: config.state.url === '' ? null : { files: countInboxFiles(db), refused: refusedInboxFiles(db) },
   };
 }
 
 /** One text block per section of the report, blank-line separated; a new section adds its block here. */
 export function renderStatus(status: StatusReport): string {
-  const sections = [renderStreams(status.streams), renderDeepRefresh(status.deepRefresh), renderQueue(status.queue), renderExport(status.lastExport), renderPublication(status.lastPublication), renderDelta(status.delta), renderVerify(status.lastVerify), renderLedgerCheck(status.lastLedgerCheck), renderLock(status.lock), renderDrift(status.schema_drift), ...(status.state === null ? [] : [renderStateStatus(status.state)])];
+  const sections = [renderStreams(status.streams), renderDeepRefresh(status.deepRefresh), renderQueue(status.queue), renderExport(status.lastExport), renderPublication(status.lastPublication), renderDelta(status.delta), renderVerify(status.lastVerify), renderLedgerCheck(status.lastLedgerCheck), renderLock(status.lock), renderDrift(status.schema_drift), ...(status.state === null ? [] : [renderStateStatus(status.state)]), ...(status.inbox === null ? [] : [renderInbox(status.inbox)])];
   return `${sections.join('\n\n')}\n`;
 }
 
@@ -167,6 +171,12 @@ export async function statusCommand(argv: string[], ctx: CommandContext): Promis
   } finally {
     db.close();
   }
+}
+
+function renderInbox(inbox: NonNullable<StatusReport['inbox']>): string {
+  const { imported, refused, duplicate } = inbox.files;
+  const counts = `files as of the last push: ${imported} imported, ${refused} refused, ${duplicate} duplicate`;
+  return ['Write inbox', counts, ...inbox.refused.map((path) => `REFUSED ${path}: nothing queued; see the .errors.txt file beside it`)].join('\n');
 }
 
 function renderDelta(tables: DeltaTableStatus[]): string {

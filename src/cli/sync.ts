@@ -3,7 +3,7 @@ import { withWorker } from '../runtime/worker.js';
 import { describeStoppedSync, runSync } from '../sync/index.js';
 import type { StreamReport } from '../sync/index.js';
 import { parseCommandArgs, parseStreamName } from './args.js';
-import { requireApiKey, type CommandContext } from './context.js';
+import type { CommandContext } from './context.js';
 import { EXIT_FAILED, EXIT_OK, UsageError } from './errors.js';
 
 const USAGE = `Usage: loyalty-sync sync [--stream NAME]... [--full] [--refresh] [--deep] [--accept-removals]
@@ -48,7 +48,6 @@ export async function syncCommand(argv: string[], ctx: CommandContext): Promise<
     return EXIT_OK;
   }
   const streams = values.stream?.map(parseStreamName);
-  requireApiKey(ctx, 'sync');
 
   // The first Ctrl-C (or SIGTERM) stops after the page in flight commits; the next run resumes there.
   const report = await withWorker(ctx, { command: 'sync', createsMirror: true, waitForLock: false }, (deps, signal) =>

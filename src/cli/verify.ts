@@ -7,7 +7,7 @@ import { runVerify, type VerifyOptions, type VerifyReport } from '../verify/inde
 import { renderLedgerCheck, renderVerifyReport } from '../verify/renderReport.js';
 import { reconcileAndRecord } from '../ledger/reconcileAndRecord.js';
 import { parseCommandArgs, parseIntegerFlag, parseStreamName } from './args.js';
-import { requireApiKey, type CommandContext } from './context.js';
+import type { CommandContext } from './context.js';
 import { EXIT_FAILED, EXIT_OK, UsageError } from './errors.js';
 
 /** Sampled mode's budget when --requests is not given. */
@@ -77,7 +77,6 @@ export async function verifyCommand(argv: string[], ctx: CommandContext): Promis
   }
   const requests = values.requests === undefined ? DEFAULT_VERIFY_REQUESTS : parseIntegerFlag('requests', values.requests, 1);
   const streams = values.stream?.map(parseStreamName);
-  requireApiKey(ctx, 'verify');
   const settings = { streams, mode: values.full ? 'full' : 'sample', requests, repair: values.repair === true, acceptRemovals: values['accept-removals'] === true } as const;
 
   // Logs go to stderr, so with --json stdout holds the document alone.

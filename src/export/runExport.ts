@@ -183,6 +183,9 @@ async function exportRun(options: ExportOptions & { now: Date }, run: RunContext
         const file = await writeTableFile(snapshot, schema, format, { root, runId, date, since, sinceRunId: baseline?.runId ?? null, config, copyTo, signal: options.signal });
         pending.push(file);
         if (publisher && file.copy) publisher.enqueue(file.copy, file.entry);
+        // The upload holds what it still needs in memory: without a local copy to keep, the file goes at once,
+        // so the export's disk (a job's /tmp, memory on Cloud Run) holds one file at a time, not the whole run.
+        if (!keepLocal) await rm(file.tmpPath, { force: true });
         publisher?.throwIfFailed();
         rows = file.entry.rows;
         logger.info({ table: schema.table, format, rows, bytes: file.entry.bytes }, `wrote ${file.entry.path}`);
@@ -233,8 +236,6 @@ async function exportRun(options: ExportOptions & { now: Date }, run: RunContext
       }
       manifestPath = join(root, await writeManifest(root, manifest));
       localManifestWritten = true;
-    } else {
-      await Promise.all(pending.map((file) => rm(file.tmpPath, { force: true })));
     }
     completeRun(db, runId, new Date().toISOString(), changeSeq, manifestPath, pending.length, outcomes);
 

@@ -1,4 +1,5 @@
 import type { Config } from '../config.js';
+import { refusedInboxFiles } from '../state/inbox/inboxCounts.js';
 import type { Db } from '../db/open.js';
 import { anyExportStarted, configuredPlace, describePlace, failedExports, lastFullExport } from '../export/lastFullExport.js';
 import { formatAge } from '../formatAge.js';
@@ -13,12 +14,12 @@ const JOBS_NAMED = 3;
 
 /** One reason the mirror is unhealthy: what an operator would be paged for. */
 export interface HealthFinding {
-  kind: 'stale_sync' | 'dead_jobs' | 'unknown_jobs' | 'stale_export' | 'overdue_deep_refresh';
+  kind: 'stale_sync' | 'dead_jobs' | 'unknown_jobs' | 'stale_export' | 'overdue_deep_refresh' | 'refused_inbox_files';
   /** One line for a person, e.g. `dead: 1 job (add_points, job 12: 404 Customer not found)`. */
   message: string;
   /** The stream, for stale_sync and overdue_deep_refresh. */
   stream?: string;
-  /** Jobs concerned, for dead_jobs and unknown_jobs. */
+  /** Jobs concerned, for dead_jobs and unknown_jobs; refused files, for refused_inbox_files. */
   count?: number;
   /** Seconds since the last success, for stale_sync, stale_export and overdue_deep_refresh; null when there never was one. */
   ageSeconds?: number | null;
@@ -68,6 +69,12 @@ export function checkHealth(db: Db, config: Readonly<Config>, now: Date = new Da
   const unknown = jobs(db, `state = 'unknown' AND updated_at < ?`, [unknownBefore]);
   if (unknown.count > 0) {
     findings.push({ kind: 'unknown_jobs', count: unknown.count, message: `unknown for over ${maxUnknownAgeHours}h: ${plural(unknown.count, 'job')} (${describeJobs(unknown)})` });
+  }
+
+  // A refused inbox file queued nothing: the writes it holds wait for a person to fix it.
+  const refused = config.state.url === '' ? [] : refusedInboxFiles(db);
+  if (refused.length > 0) {
+    findings.push({ kind: 'refused_inbox_files', count: refused.length, message: `refused inbox: ${plural(refused.length, 'file')} queued nothing (${refused.join(', ')}); their problems are in the .errors.txt file beside each` });
   }
 
   const exports = checkExports(db, config, now);

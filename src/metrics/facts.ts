@@ -2,6 +2,7 @@ import type { ExportFormat, StreamName } from '../config.js';
 import type { DriftKind } from '../drift/types.js';
 import type { ExportTable } from '../export/schema.js';
 import type { JobKind, JobState } from '../queue/types.js';
+import type { InboxFileOutcome } from '../state/inbox/inboxCounts.js';
 import type { StateFacts } from '../state/session.js';
 
 /** How one exchange with the API ended: its HTTP status, or `error` when no status arrived. */
@@ -89,6 +90,9 @@ export interface OpsFacts {
   lastPublicationFailureRead(at: Date | null): void;
   /** The schema drift findings the mirror holds for a stream (distinct field paths, enum values, mistyped paths), per kind. */
   schemaDriftCounted(stream: StreamName, counts: Readonly<Record<DriftKind, number>>): void;
+
+  /** With state.url: the files in the write inbox as of its last listing, by outcome; read at start and after each push. */
+  inboxCounted(counts: Readonly<Record<InboxFileOutcome, number>>): void;
 }
 
 /**

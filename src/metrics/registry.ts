@@ -4,6 +4,7 @@ import { JOB_KINDS, JOB_STATES } from '../queue/types.js';
 import { DRIFT_KINDS } from '../drift/types.js';
 import { PUBLICATION_OUTCOMES, PUSH_OUTCOMES, SYNC_CHANGES, SYNC_OUTCOMES, VERIFY_CLASSES, type OpsFacts, type StateMetricsFacts } from './facts.js';
 import { registerStateMetrics } from './stateMetrics.js';
+import { INBOX_FILE_OUTCOMES } from '../state/inbox/inboxCounts.js';
 
 /** The metrics of one process: a registry of its own (never prom-client's global one) and the facts that feed it. */
 export interface Metrics {
@@ -104,6 +105,12 @@ export function createMetrics(known?: KnownLabelValues): Metrics {
     registers,
   });
   publicationLastFailure.remove();
+  const inboxFiles = new Gauge({
+    name: 'loyalty_inbox_files',
+    help: 'With state.url: files in the write inbox as of its last listing, by outcome (imported, refused, duplicate: bytes another name brought first).',
+    labelNames: ['outcome'],
+    registers,
+  });
 
   // The state in the bucket (issue 27).
   const state = registerStateMetrics(registry, known?.keepsState);
@@ -122,6 +129,7 @@ export function createMetrics(known?: KnownLabelValues): Metrics {
       }
     }
     if (known.publishes) for (const outcome of PUBLICATION_OUTCOMES) publications.inc({ outcome }, 0);
+    if (known.keepsState) for (const outcome of INBOX_FILE_OUTCOMES) inboxFiles.set({ outcome }, 0);
   }
 
   const facts: OpsFacts = {
@@ -144,6 +152,9 @@ export function createMetrics(known?: KnownLabelValues): Metrics {
     },
     pushJobEnded(kind, outcome) {
       pushJobs.inc({ kind, outcome });
+    },
+    inboxCounted(counts) {
+      for (const outcome of INBOX_FILE_OUTCOMES) inboxFiles.set({ outcome }, counts[outcome]);
     },
     queueCounted(counts, oldestUnknownAt) {
       for (const state of JOB_STATES) queueJobs.set({ state }, counts[state]);

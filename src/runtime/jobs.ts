@@ -8,7 +8,7 @@ import type { Logger } from '../log.js';
 import type { StateSession } from '../state/session.js';
 import type { OpsFacts } from '../metrics/facts.js';
 import { pushDueJobs, summarizePush, type PushReport } from '../queue/index.js';
-import { importInbox, writeOutbox } from '../state/inbox/index.js';
+import { countInboxFiles, importInbox, writeOutbox } from '../state/inbox/index.js';
 import { deepRefreshFacts } from './deepRefreshFacts.js';
 import { queueFacts } from './queueFacts.js';
 import { lastVerifyFact } from './verifyFacts.js';
@@ -67,6 +67,7 @@ export async function pushQueue(deps: WorkerDeps, signal?: AbortSignal, logger: 
   if (state === undefined) return pushDueJobs({ ...deps, logger, signal });
   const now = new Date();
   const inbox = await importInbox(deps.db, state.objects, logger, now);
+  deps.facts?.inboxCounted(countInboxFiles(deps.db));
   if (inbox.imported.length + inbox.refused.length > 0) logger.info({ ...inbox }, `inbox: ${inbox.imported.length} file(s) queued (${inbox.queued} job(s)), ${inbox.refused.length} refused`);
   const report = await pushDueJobs({
     ...deps,

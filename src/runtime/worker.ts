@@ -1,6 +1,7 @@
 import { createApiClient } from '../api/client.js';
 import type { CommandContext } from '../cli/context.js';
 import { STREAM_NAMES } from '../config.js';
+import { countInboxFiles } from '../state/inbox/inboxCounts.js';
 import { openDatabase } from '../db/open.js';
 import type { OpsFacts } from '../metrics/facts.js';
 import type { Health } from '../metrics/health.js';
@@ -55,6 +56,7 @@ export async function withWorker<T>(
       if (verified !== null) facts.verifyFinished(verified);
       for (const table of STREAM_NAMES) facts.mirrorRows(table, countMirrorRows(db, table));
       facts.queueCounted(...queueFacts(db));
+      if (config.state.url !== '') facts.inboxCounted(countInboxFiles(db));
       facts.lastPublicationFailureRead(lastPublicationFailure(db, config));
       for (const stream of config.sync.streams) facts.schemaDriftCounted(stream, countDrift(db, stream));
     }

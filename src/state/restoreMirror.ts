@@ -1,4 +1,4 @@
-import { mkdtempSync, renameSync, rmSync } from 'node:fs';
+import { closeSync, mkdirSync, mkdtempSync, openSync, renameSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import Database from 'better-sqlite3';
 import type { Logger } from '../log.js';
@@ -20,16 +20,21 @@ export interface RestoreReport {
 /**
  * Builds the mirror at `dbPath` from the state of `entry`: its base, then each segment in order,
  * into a file beside the mirror that replaces it only once complete, so a restore killed midway
- * leaves no half mirror for the next run to take for whole.
+ * leaves no half mirror for the next run to take for whole. A job on a fresh container has no mirror
+ * folder yet: it is created owner-only and the file 0600, as a sync creates them (db/open.ts), since the
+ * mirror holds customers' emails.
  */
 export async function restoreMirror(objects: StateStore, entry: LogEntry & { manifest: StateManifest }, url: string, dbPath: string, logger: Logger): Promise<RestoreReport> {
   const started = performance.now();
   const manifest = entry.manifest;
+  mkdirSync(dirname(dbPath), { recursive: true, mode: 0o700 });
   const work = mkdtempSync(join(dirname(dbPath), '.state-restore-'));
   const building = join(work, 'mirror.db');
   let bytes = 0;
   let rows = 0;
   try {
+    // SQLite would create the file with the umask's mode; the rename keeps whatever mode it was made with.
+    closeSync(openSync(building, 'wx', 0o600));
     const db = new Database(building);
     try {
       db.pragma('page_size = 16384');

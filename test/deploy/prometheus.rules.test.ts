@@ -30,6 +30,7 @@ describe('the Prometheus rules files', () => {
       'LoyaltyExportNeverSucceeded',
       'LoyaltyExportPublicationFailed',
       'LoyaltyExportStale',
+      'LoyaltyInboxFileRefused',
       'LoyaltyLedgerDefects',
       'LoyaltyStateLeaseSkipping',
       'LoyaltySyncDown',
@@ -483,6 +484,37 @@ describe('the alert on runs that keep skipping a held lease (issue 27), under pr
           { series: 'loyalty_state_last_save_timestamp_seconds{job="loyalty-sync", instance="10.0.0.7:9464"}', values: '0x300' },
         ],
         alert_rule_test: [{ eval_time: '300m', alertname: 'LoyaltyStateLeaseSkipping', exp_alerts: [] }],
+      },
+    ]);
+  });
+});
+
+describe('the alert on a refused inbox file (issue 31), under promtool test rules', () => {
+  it('LoyaltyInboxFileRefused fires 15 minutes after a push lists a refused file, and ends once a push no longer does', async () => {
+    const inbox = (outcome: string, values: string) => ({ series: `loyalty_inbox_files{job="loyalty_sync", program_id="7", outcome="${outcome}"}`, values });
+    const fires = (value: number) => [
+      alert(
+        {},
+        'loyalty-sync: a file in the write inbox was refused and queued nothing',
+        `${value} file(s) under the state's inbox/ were refused whole. \`loyalty-sync status\` lists them; the problems are in the .errors.txt file beside each. Put corrected bytes under the same name, or remove the file.`,
+      ),
+    ];
+    await expectRuleTests([
+      {
+        name: 'a refused file from 10m, replaced by good bytes at 60m',
+        interval: '1m',
+        input_series: [inbox('refused', '0x9 1x50 0x30'), inbox('imported', '3x90'), inbox('duplicate', '1x90')],
+        alert_rule_test: [
+          { eval_time: '24m', alertname: 'LoyaltyInboxFileRefused', exp_alerts: [] },
+          { eval_time: '26m', alertname: 'LoyaltyInboxFileRefused', exp_alerts: fires(1) },
+          { eval_time: '62m', alertname: 'LoyaltyInboxFileRefused', exp_alerts: [] },
+        ],
+      },
+      {
+        name: 'imported files and duplicates alone never fire',
+        interval: '1m',
+        input_series: [inbox('refused', '0x120'), inbox('imported', '0+1x120'), inbox('duplicate', '2x120')],
+        alert_rule_test: [{ eval_time: '120m', alertname: 'LoyaltyInboxFileRefused', exp_alerts: [] }],
       },
     ]);
   });

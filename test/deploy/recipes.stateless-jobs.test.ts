@@ -251,3 +251,98 @@ describe('the GitHub Actions workflow', () => {
     expect(script.trim()).toMatch(/^exec docker run /);
   });
 });
+
+/** The files an operator reads for each recipe: the recipe itself and the notes beside it. */
+const RECIPE_FILES: Record<string, string[]> = {
+  'Kubernetes CronJob': [`${KUBERNETES_KIT}/cronjob.yaml`, `${KUBERNETES_KIT}/serviceaccount.yaml`],
+  'Cloud Run job': ['cloud-run/job.yaml'],
+  'ECS task on an EventBridge schedule': ['ecs/README.md', 'ecs/task-definition.json', 'ecs/schedule.json'],
+  'GitHub Actions workflow': ['github-actions/loyalty-sync.yml'],
+};
+const recipeText = (recipe: JobRecipe) => (RECIPE_FILES[recipe.name] ?? []).map(readDeploy).join('\n');
+
+/**
+ * The IAM actions each S3 operation the code sends needs (AWS's Service Authorization Reference): listing
+ * is a bucket action, the multipart steps are PutObject's, HeadObject is GetObject's.
+ */
+const IAM_ACTION_OF: Record<string, string> = {
+  ListObjectsV2: 's3:ListBucket',
+  ListMultipartUploads: 's3:ListBucketMultipartUploads',
+  GetObject: 's3:GetObject',
+  HeadObject: 's3:GetObject',
+  PutObject: 's3:PutObject',
+  CreateMultipartUpload: 's3:PutObject',
+  UploadPart: 's3:PutObject',
+  CompleteMultipartUpload: 's3:PutObject',
+  AbortMultipartUpload: 's3:AbortMultipartUpload',
+  DeleteObject: 's3:DeleteObject',
+  DeleteObjects: 's3:DeleteObject',
+};
+
+describe('what an operator needs around each recipe', () => {
+  interface Statement {
+    Action: string | string[];
+    Resource: string | string[];
+    Condition?: { StringLike?: { 's3:prefix'?: string[] } };
+  }
+  const policy = JSON.parse(readDeploy('aws/iam-policy.json')) as { Statement: Statement[] };
+  const list = <T>(value: T | T[]): T[] => (Array.isArray(value) ? value : [value]);
+  const sent = [...read('src/bucket/objects.ts').matchAll(/new (\w+)Command\(/g)].map((match) => match[1]);
+
+  it.each(recipes.map((recipe) => [recipe.name, recipe] as const))('%s: can push its metrics to a Pushgateway, and says how', (_name, recipe) => {
+    expect(recipeText(recipe)).toMatch(/--pushgateway"?,? "?https?:\/\//);
+  });
+
+  it.each(recipes.map((recipe) => [recipe.name, recipe] as const))('%s: names the network path it needs', (_name, recipe) => {
+    expect(recipeText(recipe)).toMatch(/Network:|\*\*Network\.\*\*/);
+  });
+
+  it('ECS: a private subnet needs a NAT gateway or VPC endpoints, and the schedule says which subnet it is', () => {
+    const text = readDeploy('ecs/README.md');
+    expect(text).toContain('NAT gateway');
+    expect(text).toContain('VPC endpoints');
+    expect(text).toContain(`\`AssignPublicIp\` to \`${ecsSchedule().Target.EcsParameters.NetworkConfiguration.awsvpcConfiguration.AssignPublicIp}\``);
+  });
+
+  it('gives AWS recipes a policy with every action the code needs, and only those', () => {
+    expect(sent.length).toBeGreaterThan(5);
+    const needed = new Set(sent.map((operation) => IAM_ACTION_OF[operation]));
+    expect(needed.has(undefined as unknown as string), `an S3 operation without its IAM action: ${sent.join(', ')}`).toBe(false);
+    const granted = new Set(policy.Statement.flatMap((statement) => list(statement.Action)));
+    expect([...granted].sort()).toEqual([...needed].sort());
+  });
+
+  it.each(recipes.filter((recipe) => recipe.name !== 'Cloud Run job').map((recipe) => [recipe.name, recipe] as const))(
+    '%s: its role gets that policy, whose objects and listings stay under its state and export prefixes',
+    (_name, recipe) => {
+      expect(recipeText(recipe)).toContain('deploy/aws/iam-policy.json');
+      const places = ['LOYALTY_STATE_URL', 'LOYALTY_EXPORT_URL'].map((name) => literal(recipe, name)).filter((url) => url !== undefined).map((url) => /^s3:\/\/([^/]+)\/(.+)$/.exec(url)!);
+      const objectResources = policy.Statement.filter((statement) => list(statement.Action).some((action) => action.endsWith('Object') || action === 's3:AbortMultipartUpload')).flatMap((statement) => list(statement.Resource));
+      expect(objectResources.sort()).toEqual(places.map(([, bucket, prefix]) => `arn:aws:s3:::${bucket}/${prefix}/*`).sort());
+      const listing = policy.Statement.find((statement) => list(statement.Action).includes('s3:ListBucket'))!;
+      expect(list(listing.Resource).sort()).toEqual(places.map(([, bucket]) => `arn:aws:s3:::${bucket}`).sort());
+      expect(listing.Condition?.StringLike?.['s3:prefix']?.sort()).toEqual(places.map(([, , prefix]) => `${prefix}/*`).sort());
+    },
+  );
+
+  it('Cloud Run: binds the bucket role with a condition on its prefix', () => {
+    const recipe = recipes.find((candidate) => candidate.name === 'Cloud Run job')!;
+    const [, bucket, prefix] = /^s3:\/\/([^/]+)\/(.+)$/.exec(literal(recipe, 'LOYALTY_STATE_URL')!)!;
+    expect(readDeploy('cloud-run/job.yaml')).toContain(`resource.name.startsWith("projects/_/buckets/${bucket}/objects/${prefix}/")`);
+  });
+
+  /**
+   * Cloud Run's file system is memory. What lies on it at once, per row of a 1M-transaction mirror: the mirror
+   * (590 bytes a row, README "What the state costs"), the largest export file while it is written (the
+   * transactions CSV, 860 bytes a row, measured on the simulator's small program), a save's base dump (8.7% of
+   * the mirror, README), and the process (under 1 GiB).
+   */
+  it('Cloud Run: the memory limit covers a 1M-transaction mirror, its largest export file, a base save and the process', () => {
+    const limit = cloudRunJob().spec.template.spec.template.spec.containers[0].resources?.limits?.memory ?? '';
+    const match = /^(\d+)Gi$/.exec(limit);
+    expect(match, `memory limit ${limit}`).not.toBeNull();
+    const rows = 1_000_000;
+    const needed = rows * 590 + rows * 860 + rows * 590 * 0.087 + 2 ** 30;
+    expect(Number(match![1]) * 2 ** 30).toBeGreaterThanOrEqual(needed);
+  });
+});

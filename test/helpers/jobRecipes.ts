@@ -169,7 +169,11 @@ export interface CloudRunJob {
           spec: {
             maxRetries?: number;
             timeoutSeconds?: string | number;
-            containers: Array<{ args: string[]; env: Array<{ name: string; value?: string; valueFrom?: { secretKeyRef?: { name: string; key: string } } }> }>;
+            containers: Array<{
+              args: string[];
+              env: Array<{ name: string; value?: string; valueFrom?: { secretKeyRef?: { name: string; key: string } } }>;
+              resources?: { limits?: { cpu?: string; memory?: string } };
+            }>;
           };
         };
       };
@@ -217,7 +221,14 @@ export interface EcsTaskDefinition {
 export interface EcsSchedule {
   ScheduleExpression: string;
   FlexibleTimeWindow: { Mode: string };
-  Target: { EcsParameters: { TaskDefinitionArn: string; LaunchType?: string; TaskCount?: number } };
+  Target: {
+    EcsParameters: {
+      TaskDefinitionArn: string;
+      LaunchType?: string;
+      TaskCount?: number;
+      NetworkConfiguration: { awsvpcConfiguration: { Subnets: string[]; AssignPublicIp: 'ENABLED' | 'DISABLED' } };
+    };
+  };
 }
 
 export const ecsTaskDefinition = () => loadJson<EcsTaskDefinition>('ecs/task-definition.json');

@@ -179,7 +179,9 @@ describe.each([
     const jobIds = listJobs(h.db).map((job) => String(job.id)).sort((a, b) => Number(a) - Number(b));
     const expected = [['customer_merchant_id', 'points', 'reason', 'job_id', 'state', 'message'], ...rows.map((row, i) => [...row, jobIds[i], 'succeeded', ''])];
     expect(parse(await read('outbox/add_points/june.results.csv'))).toEqual(expected);
-    expect(parse(await read('outbox/add_points/june-again.results.csv'))).toEqual(expected);
+    // The same jobs, each row saying that this name only repeated june.csv's bytes.
+    const duplicated = expected.map((row, i) => (i === 0 ? row : [...row.slice(0, -1), 'duplicated inbox/add_points/june.csv, queued nothing']));
+    expect(parse(await read('outbox/add_points/june-again.results.csv'))).toEqual(duplicated);
 
     // A run with nothing new lists the inbox, reads no file of it again, and writes nothing at all.
     const [writesBefore, readsBefore] = [writesUnderPrefix(), readsUnderPrefix()];

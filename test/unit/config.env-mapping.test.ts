@@ -1,8 +1,8 @@
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../../src/config.js';
+import { ConfigError, loadConfig, NAMED_VARIABLES } from '../../src/config.js';
 import { configVariables, variableOfKey, type ConfigTree, type ConfigValue } from '../../src/configEnv.js';
 
 const defaults = JSON.parse(readFileSync(new URL('../../config/default.json', import.meta.url), 'utf8')) as ConfigTree;
@@ -159,11 +159,21 @@ describe('the environment form of every config key', () => {
 
   it('refuses a LOYALTY_…__… variable that names no key, naming it and the nearest keys', () => {
     expect(messageOf(() => loadConfig({ env: { LOYALTY_API__PAGESIZE: '100' } }))).toMatch(
-      /^LOYALTY_API__PAGESIZE names no config key, though its LOYALTY_ and __ say it should; the nearest are LOYALTY_API__PAGE_SIZE \("api\.pageSize"\), [^;]+\.$/,
+      /^LOYALTY_API__PAGESIZE is not a variable loyalty-sync reads, though it starts with LOYALTY_; the nearest known names are LOYALTY_API__PAGE_SIZE \("api\.pageSize"\), [^;]+\.$/,
     );
     expect(messageOf(() => loadConfig({ env: { LOYALTY_EXPORT__S3__PART_SIZE_MI_B: '8' } }))).toContain(
-      'the nearest are LOYALTY_EXPORT__S3__PART_SIZE_MIB ("export.s3.partSizeMiB")',
+      'the nearest known names are LOYALTY_EXPORT__S3__PART_SIZE_MIB ("export.s3.partSizeMiB")',
     );
+  });
+
+  it('refuses every other LOYALTY_ variable it does not know, in one sentence with the nearest names, named or mapped', () => {
+    // The issue's three: a typo of the state's variable would turn every run into a full first sync.
+    expect(messageOf(() => loadConfig({ env: { LOYALTY_STATEURL: 's3://state/loyalty' } }))).toMatch(
+      /^LOYALTY_STATEURL is not a variable loyalty-sync reads, though it starts with LOYALTY_; the nearest known names are LOYALTY_STATE_URL \("state\.url"\), LOYALTY_STATE__URL \("state\.url"\), [^;]+\.$/,
+    );
+    expect(messageOf(() => loadConfig({ env: { LOYALTY_STATE_URI: 's3://state/loyalty' } }))).toContain('the nearest known names are LOYALTY_STATE_URL ("state.url")');
+    expect(messageOf(() => loadConfig({ env: { LOYALTY_EXPORT_KEEP_LOCAL: 'false' } }))).toContain('the nearest known names are LOYALTY_EXPORT__KEEP_LOCAL ("export.keepLocal")');
+    expect(messageOf(() => loadConfig({ env: { LOYALTY_ANYTHING_ELSE: 'x' } }))).toMatch(/^LOYALTY_ANYTHING_ELSE is not a variable loyalty-sync reads/);
   });
 
   it('has no mapped form of the API key, and says where the key goes without repeating it', () => {
@@ -171,8 +181,30 @@ describe('the environment form of every config key', () => {
     expect(message).toBe('LOYALTY_API__API_KEY is not read; the API key comes from LOYALTY_API_KEY only.');
   });
 
-  it('leaves other LOYALTY_ variables alone', () => {
-    expect(loadConfig({ env: { LOYALTY_CACHE: '/tmp/cache', LOYALTY_SWIFT_HOME: '/tmp/swift', LOYALTY_ANYTHING_ELSE: 'x' } }).api.pageSize).toBe(500);
+  it("accepts the project's own variables: the named ones, the key, the config file and the scripts'", () => {
+    const env = Object.fromEntries(NAMED_VARIABLES.map(({ variable }) => [variable, '']));
+    expect(loadConfig({ env: { ...env, LOYALTY_CACHE: '/tmp/cache', LOYALTY_SWIFT_HOME: '/tmp/swift' } }).api.pageSize).toBe(500);
+  });
+
+  it('knows every LOYALTY_ name the project itself uses (src, scripts, bench, tests, deploy, README), and the README lists each named one', () => {
+    const root = new URL('../../', import.meta.url).pathname;
+    const used = new Set<string>();
+    const walk = (dir: string): void => {
+      for (const entry of readdirSync(join(root, dir), { withFileTypes: true })) {
+        const path = join(dir, entry.name);
+        if (entry.isDirectory()) walk(path);
+        else for (const match of readFileSync(join(root, path), 'utf8').matchAll(/\bLOYALTY_[A-Z0-9_]*[A-Z0-9]\b/g)) used.add(match[0]);
+      }
+    };
+    for (const dir of ['src', 'scripts', 'bench', 'test/helpers', 'test/state', 'test/s3', 'deploy']) walk(dir);
+    const readme = readFileSync(join(root, 'README.md'), 'utf8');
+    for (const match of readme.matchAll(/\bLOYALTY_[A-Z0-9_]*[A-Z0-9]\b/g)) used.add(match[0]);
+    const known = new Set([...NAMED_VARIABLES.map(({ variable }) => variable), ...variables.map(({ variable }) => variable)]);
+    // The pattern of a mapped name, and the names the README shows refused.
+    const placeholders = new Set(['LOYALTY_SECTION__KEY', 'LOYALTY_API__API_KEY', 'LOYALTY_STATEURL', 'LOYALTY_EXPORT_KEEP_LOCAL']);
+    expect([...used].filter((name) => !known.has(name) && !placeholders.has(name))).toEqual([]);
+    const table = new Set([...readme.matchAll(/^\| `(LOYALTY_[A-Z0-9_]+)` \|/gm)].map((match) => match[1]));
+    expect(NAMED_VARIABLES.map(({ variable }) => variable).filter((name) => !table.has(name))).toEqual([]);
   });
 
   it('applies defaults, then the file, then overrides, then mapped variables, then the named variables', () => {

@@ -50,6 +50,11 @@ describe('loadConfig', () => {
     ['a part size below S3\'s minimum', { export: { s3: { partSizeMiB: 4 } } }, /"export\.s3\.partSizeMiB" is 4 .*from 5 to 5120/],
     ['a removal share above 1', { sync: { maxRemovedShare: 1.5 } }, /"sync\.maxRemovedShare" is 1\.5 \(a number\); expected a number from 0 to 1/],
     ['a Delta log retention of 0 days', { export: { delta: { logRetainDays: 0 } } }, /"export\.delta\.logRetainDays" is 0 .*from 1 to 3650/],
+    ['a state URL with a query', { state: { url: 's3://state/loyalty?versionId=3' } }, /^Config key "state\.url" \(or LOYALTY_STATE_URL\) is "s3:\/\/state\/loyalty\?versionId=3"; expected s3:\/\/BUCKET\/PREFIX without a query or fragment/],
+    ['a state URL with a fragment', { state: { url: 's3://state/loyalty#a' } }, /"state\.url".*"s3:\/\/state\/loyalty#a"; expected s3:\/\/BUCKET\/PREFIX without a query or fragment/],
+    ['a state URL equal to the export target', { state: { url: 's3://shared/loyalty/' }, export: { url: 's3://shared/loyalty' } }, /^Config key "state\.url" \(or LOYALTY_STATE_URL\) is "s3:\/\/shared\/loyalty\/", the same place as the export target "s3:\/\/shared\/loyalty" \(export\.url\); expected a prefix of its own, such as s3:\/\/shared\/loyalty-state, since each deletes its own old objects under its prefix\.$/],
+    ['a state URL inside the export target', { state: { url: 's3://shared/loyalty/state' }, export: { url: 's3://shared/loyalty' } }, /"state\.url".*, inside the export target/],
+    ['a state URL around the export target', { state: { url: 's3://shared/loyalty' }, export: { url: 's3://shared/loyalty/exports' } }, /"state\.url".*, around the export target/],
     ['a response limit below 1 MiB', { api: { maxResponseBytes: 1000 } }, /"api\.maxResponseBytes" is 1000 \(a number\); expected an integer >= 1048576/],
   ];
   for (const [what, content, message] of bad) {
@@ -74,6 +79,11 @@ describe('loadConfig', () => {
     for (const url of ['http://127.0.0.1:8080', 'http://localhost:1', 'http://[::1]:9000']) {
       expect(loadConfig({ env: { LOYALTY_BASE_URL: url } }).api.baseUrl).toBe(url);
     }
+  });
+
+  it('takes a state beside the export target: another prefix of the same bucket, or the same prefix of another', () => {
+    expect(loadConfig({ env: { LOYALTY_STATE_URL: 's3://shared/loyalty-state', LOYALTY_EXPORT_URL: 's3://shared/loyalty' } }).state.url).toBe('s3://shared/loyalty-state');
+    expect(loadConfig({ env: { LOYALTY_STATE_URL: 's3://state/loyalty', LOYALTY_EXPORT_URL: 's3://exports/loyalty' } }).state.url).toBe('s3://state/loyalty');
   });
 
   it('reads the publication target from LOYALTY_EXPORT_URL', () => {

@@ -3,7 +3,8 @@ import type { Db } from '../../db/open.js';
 import type { Logger } from '../../log.js';
 import { writeErrorsFiles } from './errorsFiles.js';
 import { findInboxName, listedAsBefore } from './inboxNames.js';
-import { INBOX_FOLDER, inboxPathShape } from './layout.js';
+import { markUnlisted } from './inboxCounts.js';
+import { INBOX_FOLDER, inboxPathShape, type InboxName } from './layout.js';
 import { queueInboxFile } from './queueInboxFile.js';
 import { sha256Hex } from './sha256.js';
 
@@ -29,10 +30,12 @@ export interface InboxReport {
 export async function importInbox(db: Db, objects: StateStore, logger: Logger, now: Date = new Date()): Promise<InboxReport> {
   const report: InboxReport = { imported: [], queued: 0, refused: [], repeated: [], ignored: [] };
   const listed = (await objects.list(INBOX_FOLDER)).sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  const files: InboxName[] = [];
   for (const object of listed) {
     const shape = inboxPathShape(object.path);
     if (shape.shape === 'other') report.ignored.push(object.path);
     if (shape.shape !== 'file') continue;
+    files.push(shape.place);
     const known = findInboxName(db, shape.place);
     if (known !== undefined && listedAsBefore(known, object)) continue;
     // Gone since the listing: the next listing says whether it comes back.
@@ -48,6 +51,7 @@ export async function importInbox(db: Db, objects: StateStore, logger: Logger, n
       report.repeated.push(object.path);
     }
   }
+  markUnlisted(db, files);
   await writeErrorsFiles(db, objects);
   logReport(report, logger);
   return report;

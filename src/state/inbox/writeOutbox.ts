@@ -1,7 +1,7 @@
 import type { StateStore } from '../store/stateStore.js';
 import type { Db } from '../../db/open.js';
 import type { Logger } from '../../log.js';
-import { resultsPath } from './layout.js';
+import { inboxPath, resultsPath } from './layout.js';
 import { resultsCsv } from './resultsCsv.js';
 import { sha256Hex } from './sha256.js';
 
@@ -17,6 +17,7 @@ interface ImportedName {
   name: string;
   fileId: number;
   columns: string;
+  firstName: string;
   resultsSha256: string | null;
 }
 
@@ -29,7 +30,7 @@ interface ImportedName {
 export async function writeOutbox(db: Db, objects: StateStore, logger: Logger): Promise<OutboxReport> {
   const names = db
     .prepare(
-      `SELECT n.kind, n.name, n.file_id AS fileId, f.columns, n.results_sha256 AS resultsSha256
+      `SELECT n.kind, n.name, n.file_id AS fileId, f.columns, f.first_name AS firstName, n.results_sha256 AS resultsSha256
        FROM inbox_names n JOIN inbox_files f ON f.id = n.file_id
        WHERE f.outcome = 'imported'
        ORDER BY n.kind, n.name`,
@@ -38,7 +39,8 @@ export async function writeOutbox(db: Db, objects: StateStore, logger: Logger): 
   const record = db.prepare('UPDATE inbox_names SET results_sha256 = ?, results_written_at = ? WHERE kind = ? AND name = ? AND file_id = ?');
   const report: OutboxReport = { written: [], waiting: 0 };
   for (const place of names) {
-    const text = resultsCsv(db, place.fileId, JSON.parse(place.columns) as string[]);
+    const duplicateOf = place.firstName === place.name ? null : inboxPath({ kind: place.kind, name: place.firstName });
+    const text = resultsCsv(db, place.fileId, JSON.parse(place.columns) as string[], duplicateOf);
     if (text === null) {
       report.waiting++;
       continue;
