@@ -80,7 +80,9 @@ export class ReadableTimestamps {
 
   /** Per column, in order: 1 when every value of the batch is NULL or readable, else 0. */
   aggregates(): string[] {
-    return this.#columns.map((column) => `min("${column}" IS NULL OR ${readableSql(`"${column}"`)})`);
+    // The form the API and the sync write settles a value with one GLOB; the whole check, a dozen function
+    // calls, cost 1.5 s of CPU on 2M values and now runs only for the other forms.
+    return this.#columns.map((column) => `min(CASE WHEN "${column}" IS NULL OR "${column}" GLOB ${USUAL_FORM} THEN 1 ELSE ${readableSql(`"${column}"`)} END)`);
   }
 
   /** A batch's values of `aggregates()`, in their order. */
@@ -95,6 +97,9 @@ export class ReadableTimestamps {
     return new Set(this.#columns.filter((column) => !this.#unreadable.has(column)));
   }
 }
+
+/** `2026-03-01T12:00:00.000Z`, as JavaScript's toISOString writes it: readable by both loaders. */
+const USUAL_FORM = "'[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]T[0-9][0-9]:[0-9][0-9]:[0-9][0-9].[0-9][0-9][0-9]Z'";
 
 function readableSql(value: string): string {
   const dateAndTime = `${value} GLOB '[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9][T ][0-9][0-9]:[0-9][0-9]:[0-9][0-9]*'`;
