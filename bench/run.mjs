@@ -3,12 +3,13 @@
 // BENCH=sync,export npm run bench runs a subset. The soak (a long-lived `run`, 30 minutes by default)
 // runs only when named: BENCH=soak SOAK_MINUTES=8 npm run bench; so does the Delta bench, which takes several
 // minutes: BENCH=delta npm run bench, the deep refresh bench, paced by the rate limit (2 minutes): BENCH=deep, and
-// the state in the bucket's costs on the 1M mirror (a minute and a half): BENCH=state.
+// the state in the bucket's costs on the 1M mirror (a minute and a half): BENCH=state, and the points ledger's
+// builds on the 1M mirror: BENCH=ledger.
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
 const DEFAULT = ['simulator', 'sync', 'push', 'export', 'publish', 'unreachable', 'hostile', 'metrics', 'verify'];
-const ALL = [...DEFAULT, 'delta', 'deep', 'soak', 'state'];
+const ALL = [...DEFAULT, 'delta', 'deep', 'soak', 'state', 'ledger'];
 const chosen = process.env.BENCH ? process.env.BENCH.split(',').map((name) => name.trim()) : DEFAULT;
 const unknown = chosen.filter((name) => !ALL.includes(name));
 if (unknown.length > 0) {

@@ -3,6 +3,7 @@ import cron from 'node-cron';
 import { MAX_TIMER_MS } from './api/maxTimer.js';
 import { cronRangeProblem } from './cronFields.js';
 import { parseBucketPlace } from './bucket/place.js';
+import { parseStateUrl } from './state/store/stateUrl.js';
 import { ConfigError } from './configError.js';
 import { readEnvironmentSettings } from './configEnv.js';
 import { parseListenAddress } from './metrics/listenAddress.js';
@@ -73,6 +74,8 @@ export interface Config {
     leaseSeconds: number;
     /** How long a command other than `once` waits for another run's lease before it gives up. */
     leaseWaitSeconds: number;
+    /** How long a saved state stays restorable (`state restore --as-of`): no dump or log entry a save of this window names is deleted. */
+    retainHours: number;
   };
   /** The sampled verify of `once --verify` and of `run`'s schedule.verify. */
   verify: { requests: number };
@@ -86,6 +89,15 @@ export interface Config {
   /** When `status --check` reports the mirror unhealthy. */
   health: { maxSyncAgeMinutes: number; maxUnknownAgeHours: number; maxExportAgeHours: number };
   log: { level: LogLevel };
+  /** The loyalty program itself. */
+  program: {
+    /** IANA time zone that fixes what a day is for the points ledger (README "The points ledger"). */
+    timeZone: string;
+  };
+  ledger: {
+    /** The money one point is worth, a decimal string such as "0.01"; null: the ledger shows no liability amounts. */
+    pointValue: string | null;
+  };
 }
 
 export const STREAM_NAMES = ['customers', 'orders', 'activities', 'transactions', 'unsubscribes'] as const;
@@ -188,8 +200,10 @@ function mergeChecked(target: JsonObject, source: JsonObject, prefix: string): v
       if (!isObject(value)) throw new ConfigError(`Config key "${path}" is ${describe(value)}; expected an object.`);
       mergeChecked(current, value, path);
     } else {
-      if (current !== undefined && typeOf(current) !== typeOf(value)) {
-        throw new ConfigError(`Config key "${path}" is ${describe(value)}; expected ${typeOf(current)}.`);
+      // A key whose default is null (ledger.pointValue) holds a string or null.
+      const nullable = current === null && (typeof value === 'string' || value === null);
+      if (current !== undefined && !nullable && typeOf(current) !== typeOf(value)) {
+        throw new ConfigError(`Config key "${path}" is ${describe(value)}; expected ${current === null ? 'a string or null' : typeOf(current)}.`);
       }
       target[key] = value;
     }
@@ -242,10 +256,11 @@ function validate(config: Config, field: (key: string) => string): void {
   validateEndpoint(config.export.s3.endpoint, field('export.s3.endpoint'));
   // S3 allows 5 MiB to 5 GiB per part; 10,000 parts of the largest size cover any export file.
   integer(field('export.s3.partSizeMiB'), config.export.s3.partSizeMiB, 5, 5120);
-  if (config.state.url !== '') parseTargetOrThrow(config.state.url, field('state.url'));
+  if (config.state.url !== '') parseStateUrlOrThrow(config.state.url, field('state.url'));
   // A lease shorter than a few seconds would be renewed more often than a store round trip allows.
   integer(field('state.leaseSeconds'), config.state.leaseSeconds, 3, Math.floor(MAX_TIMER_MS / 1000));
   integer(field('state.leaseWaitSeconds'), config.state.leaseWaitSeconds, 0, Math.floor(MAX_TIMER_MS / 1000));
+  positive(field('state.retainHours'), config.state.retainHours);
   integer(field('verify.requests'), config.verify.requests, 1);
   validateTimezone(config.schedule.timezone, field('schedule.timezone'));
   for (const job of ['sync', 'push', 'refresh', 'deepRefresh', 'export', 'verify'] as const) {
@@ -271,10 +286,17 @@ function validate(config: Config, field: (key: string) => string): void {
   positive(field('health.maxSyncAgeMinutes'), config.health.maxSyncAgeMinutes);
   positive(field('health.maxUnknownAgeHours'), config.health.maxUnknownAgeHours);
   positive(field('health.maxExportAgeHours'), config.health.maxExportAgeHours);
+  validateTimezone(config.program.timeZone, field('program.timeZone'));
+  if (config.ledger.pointValue !== null && (typeof config.ledger.pointValue !== 'string' || !POINT_VALUE.test(config.ledger.pointValue))) {
+    throw new ConfigError(`${field('ledger.pointValue')} is ${describe(config.ledger.pointValue)}; expected a non-negative decimal string such as "0.01", or null.`);
+  }
   if (!(LOG_LEVELS as readonly string[]).includes(config.log.level)) {
     throw new ConfigError(`${field('log.level')} is "${config.log.level}"; expected one of ${LOG_LEVELS.join(', ')}.`);
   }
 }
+
+/** A point's money value: digits with an optional fraction, as money is written in the mirror. */
+const POINT_VALUE = /^\d{1,12}(\.\d{1,12})?$/;
 
 /** The smallest `api.maxResponseBytes` accepted: 1 MiB. */
 const MIN_RESPONSE_BYTES = 1024 * 1024;
@@ -333,6 +355,14 @@ export function plainHttpWarning(value: string, what: string): string | null {
 function parseTargetOrThrow(value: string, field: string): void {
   try {
     parseBucketPlace(value, field);
+  } catch (error) {
+    throw new ConfigError((error as Error).message);
+  }
+}
+
+function parseStateUrlOrThrow(value: string, field: string): void {
+  try {
+    parseStateUrl(value, field);
   } catch (error) {
     throw new ConfigError((error as Error).message);
   }

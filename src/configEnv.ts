@@ -7,7 +7,7 @@ import { ConfigError } from './configError.js';
  */
 
 /** What a key of config/default.json holds. */
-export type ConfigValue = string | number | boolean | string[];
+export type ConfigValue = string | number | boolean | string[] | null;
 
 /** A config object as read from JSON: sections and leaf values. */
 export interface ConfigTree {
@@ -87,7 +87,8 @@ function leaves(node: ConfigTree, prefix: string): Array<[string, ConfigValue]> 
   return Object.entries(node).flatMap(([name, child]): Array<[string, ConfigValue]> => {
     const key = prefix ? `${prefix}.${name}` : name;
     if (isTree(child)) return leaves(child, key);
-    if (typeof child === 'string' || typeof child === 'number' || typeof child === 'boolean') return [[key, child]];
+    // null is the default of an optional string (ledger.pointValue): its variable gives the string.
+    if (typeof child === 'string' || typeof child === 'number' || typeof child === 'boolean' || child === null) return [[key, child]];
     if (Array.isArray(child) && child.every((item) => typeof item === 'string')) return [[key, child]];
     throw new Error(`Config key "${key}" holds ${JSON.stringify(child)}, which has no environment form; expected a string, number, boolean or array of strings.`);
   });
@@ -96,6 +97,7 @@ function leaves(node: ConfigTree, prefix: string): Array<[string, ConfigValue]> 
 /** The value `text` gives a key whose default is `defaultValue`, or what was expected instead. */
 function parseValue(text: string, defaultValue: ConfigValue): { parsed: ConfigValue } | { expected: string } {
   if (typeof defaultValue === 'string') return { parsed: text };
+  if (defaultValue === null) return { parsed: text.trim() === '' ? null : text };
   if (typeof defaultValue === 'number') {
     // Number() alone would take "", " ", "0x1f" and "Infinity".
     const value = Number(text);

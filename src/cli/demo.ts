@@ -1,25 +1,37 @@
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { loadConfig } from '../config.js';
+import { pathToFileURL } from 'node:url';
+import { loadConfig, type Config } from '../config.js';
 import type { Db } from '../db/open.js';
 import { listDrift, type DriftEntry } from '../drift/index.js';
 import { LATEST_MANIFEST, MANIFEST_DIR } from '../export/layout.js';
 import { readManifest } from '../export/manifest.js';
-import { createLogger } from '../log.js';
+import { createLogger, type Logger } from '../log.js';
 import { deriveKey, enqueueJob, validatePayload, type JobKind } from '../queue/index.js';
 import { runJob, type JobOutcome } from '../runtime/jobs.js';
 import { withWorker } from '../runtime/worker.js';
-import { currentHour, startSimulator } from '../simulator/index.js';
+import type { StateMetricsFacts } from '../metrics/facts.js';
+import { currentHour, startSimulator, type SimulatorHandle } from '../simulator/index.js';
+import type { RestoreReport } from '../state/restoreMirror.js';
 import { parseCommandArgs } from './args.js';
 import type { CommandContext } from './context.js';
 import { EXIT_FAILED, EXIT_OK } from './errors.js';
+import { runWithState } from './withState.js';
 
-const HELP = `Usage: loyalty-sync demo [--dir DIR] [--size tiny|small|medium]
+const HELP = `Usage: loyalty-sync demo [--dir DIR] [--size tiny|small|medium] [--stateless]
 
 The zero-config main job: starts the built-in API simulator on a free loopback port, syncs every
 stream into DIR/mirror.db, queues and pushes a few example writes, exports CSV and Parquet under
 DIR/exports, and prints where everything is. Needs no key, no config and no network.
 DIR defaults to ./demo-data; a second run reuses it (an incremental sync against fresh simulated data).
+
+--stateless  tries the mode of jobs without a volume on this machine: the state is kept in the
+             folder DIR/state (state.url=file://DIR/state), and the job runs twice, each time in
+             a fresh folder (DIR/run-1, DIR/run-2) as a container gets one. The second run restores
+             the mirror from the state and syncs only what changed since the first.
+
+The demo ignores state.url (LOYALTY_STATE_URL) and every other setting: its program is a simulator
+that lives as long as the demo does. Only --stateless keeps a state, a new one in DIR/state each time.
 `;
 
 const SIZES = ['tiny', 'small', 'medium'] as const;
@@ -32,11 +44,19 @@ const EXAMPLE_REWARD_ID = 1;
 const EXAMPLE_POINTS_NEEDED = 400;
 /** `simulate --seed` with this seed serves the demo's program again, with the same merchant ids and keys. */
 const DEMO_SEED = 2026;
+/** Simulated hours between the two runs of `--stateless`: enough for new customers, orders and points to sync. */
+const HOURS_BETWEEN_RUNS = 6;
+
+interface DemoRun {
+  ok: boolean;
+  writer: ExampleCustomer | undefined;
+}
 
 export async function demoCommand(argv: string[], ctx: CommandContext): Promise<number> {
   const { values } = parseCommandArgs('demo', argv, {
     dir: { type: 'string', default: 'demo-data' },
     size: { type: 'string', default: 'medium' },
+    stateless: { type: 'boolean', default: false },
     help: { type: 'boolean', short: 'h' },
   });
   if (values.help) {
@@ -55,38 +75,9 @@ export async function demoCommand(argv: string[], ctx: CommandContext): Promise<
   const sim = await startSimulator({ size, seed: DEMO_SEED, epoch: currentHour(), clock: Date.now });
   try {
     out(`simulator: ${sim.url} (size ${size})`);
-    // Left at its default, the log shows warnings only, and no schema drift: the simulator's program drifts
-    // from the spec on purpose, and a newcomer took the warning, the first line on the screen, for an error.
-    const quiet = ctx.config.log.level === 'info';
-    const config = loadConfig({
-      env: { LOYALTY_API_KEY: sim.keys.full, LOG_LEVEL: quiet ? 'warn' : ctx.config.log.level },
-      // The simulator is local: no reason to hold the worker to a production rate limit.
-      overrides: {
-        api: { baseUrl: sim.url, requestsPerSecond: 1000, burst: 100 },
-        db: { path: `${dir}/mirror.db` },
-        export: { dir: `${dir}/exports` },
-      },
-    });
-    const logger = createLogger({ level: config.log.level, mute: quiet ? (fields) => 'drift' in fields : undefined });
-    const startedAt = new Date().toISOString();
-    const demoCtx: CommandContext = { ...ctx, config, logger };
-
-    const { results: outcomes, writer, drift } = await withWorker(demoCtx, { command: 'demo', createsMirror: true, waitForLock: false }, async (deps, signal) => {
-      const results: JobOutcome[] = [];
-      const step = async (job: 'sync' | 'push' | 'export') => {
-        const outcome = await runJob(job, deps, signal);
-        out(`${outcome.ok ? 'ok  ' : 'FAIL'} ${outcome.summary}`);
-        results.push(outcome);
-      };
-      await step('sync');
-      out(`queued ${queueExampleWrites(deps.db)} example writes (points, a review approval, an order)`);
-      await step('push');
-      await step('export');
-      return { results, writer: exampleCustomer(deps.db), drift: listDrift(deps.db).filter((entry) => entry.first_seen_at >= startedAt) };
-    });
-
-    const ok = outcomes.every((outcome) => outcome.ok);
-    if (drift.length > 0) out(describeDrift(drift));
+    if (values.stateless) return await statelessDemo(ctx, sim, dir, out);
+    const config = demoConfig(ctx, sim, dir);
+    const { ok, writer } = await demoRun({ ...ctx, config, logger: demoLogger(ctx, config) }, out);
     out('');
     out(`mirror:    ${config.db.path}`);
     out(`exports:   ${config.export.dir}/<table>/dt=YYYY-MM-DD/`);
@@ -109,11 +100,118 @@ export async function demoCommand(argv: string[], ctx: CommandContext): Promise<
   }
 }
 
+/** The demo's own settings: the simulator, the mirror and exports in `dir`, and a state at `stateUrl` when given. */
+function demoConfig(ctx: CommandContext, sim: SimulatorHandle, dir: string, stateUrl = ''): Config {
+  return loadConfig({
+    env: { LOYALTY_API_KEY: sim.keys.full, LOG_LEVEL: ctx.config.log.level === 'info' ? 'warn' : ctx.config.log.level },
+    // The simulator is local: no reason to hold the worker to a production rate limit.
+    overrides: {
+      api: { baseUrl: sim.url, requestsPerSecond: 1000, burst: 100 },
+      db: { path: `${dir}/mirror.db` },
+      export: { dir: `${dir}/exports` },
+      state: { url: stateUrl },
+    },
+  });
+}
+
+/**
+ * Left at its default, the demo's log shows warnings only, and no schema drift: the simulator's program drifts
+ * from the spec on purpose, and a newcomer took the warning, the first line on the screen, for an error.
+ * demoRun says it in a sentence instead.
+ */
+function demoLogger(ctx: CommandContext, config: Config): Logger {
+  const quiet = ctx.config.log.level === 'info';
+  return createLogger({ level: config.log.level, mute: quiet ? (fields) => 'drift' in fields : undefined });
+}
+
+/** One run of the main job: sync, the example writes queued and pushed, an export; each step's line printed, then any new schema drift. */
+async function demoRun(ctx: CommandContext, out: (line: string) => void): Promise<DemoRun> {
+  const startedAt = new Date().toISOString();
+  const { results, writer, drift } = await withWorker(ctx, { command: 'demo', createsMirror: true, waitForLock: false }, async (deps, signal) => {
+    const outcomes: JobOutcome[] = [];
+    const step = async (job: 'sync' | 'push' | 'export') => {
+      const outcome = await runJob(job, deps, signal);
+      out(`${outcome.ok ? 'ok  ' : 'FAIL'} ${outcome.summary}`);
+      outcomes.push(outcome);
+    };
+    await step('sync');
+    out(`queued ${queueExampleWrites(deps.db)} example writes (points, a review approval, an order)`);
+    await step('push');
+    await step('export');
+    return { results: outcomes, writer: exampleCustomer(deps.db), drift: listDrift(deps.db).filter((entry) => entry.first_seen_at >= startedAt) };
+  });
+  if (drift.length > 0) out(describeDrift(drift));
+  return { ok: results.every((outcome) => outcome.ok), writer };
+}
+
 /** What the sync met that the spec does not list, in one sentence that says it is expected and where it went. */
 function describeDrift(entries: readonly DriftEntry[]): string {
   const what = entries.map(({ stream, kind, path, example }) => (kind === 'field' ? `${stream} field ${path}` : kind === 'enum_value' ? `${stream} ${path} value ${example}` : `${stream} ${path} values of another type`));
   const listed = what.length > 3 ? `${what.slice(0, 3).join(', ')} and ${what.length - 3} more` : what.join(', ');
   return `note: the simulated API sends what its spec does not list (${listed}), as live APIs do; the mirror keeps it in raw and schema_drift, and \`status\` lists it: nothing failed.`;
+}
+
+/**
+ * `--stateless`: the job twice, each time in a fresh folder, with its state in a folder of the demo
+ * (state.url=file://), as a scheduled container keeps it in a bucket. The figures show the second run
+ * restoring the first's mirror and syncing incrementally.
+ */
+async function statelessDemo(ctx: CommandContext, sim: SimulatorHandle, dir: string, out: (line: string) => void): Promise<number> {
+  const stateFolder = join(dir, 'state');
+  const stateUrl = pathToFileURL(stateFolder).href;
+  // A new state each time: the simulator of an earlier demo, on another port, was another program.
+  for (const old of [stateFolder, join(dir, 'run-1'), join(dir, 'run-2')]) rmSync(old, { recursive: true, force: true });
+  out(`state:     ${stateUrl} (state.url); each run starts in a fresh folder, as a container does`);
+  const requests: number[] = [];
+  for (const run of [1, 2]) {
+    if (run === 2) sim.tick(HOURS_BETWEEN_RUNS);
+    const runDir = join(dir, `run-${run}`);
+    mkdirSync(runDir, { recursive: true, mode: 0o700 });
+    const config = demoConfig(ctx, sim, runDir, stateUrl);
+    out('');
+    out(`run ${run}: ${runDir}`);
+    const heard = new HeardState();
+    const before = sim.stats().requests;
+    const runCtx: CommandContext = { ...ctx, config, logger: demoLogger(ctx, config) };
+    let ok = false;
+    await runWithState(
+      'demo',
+      'wait',
+      async (stateCtx) => {
+        stateCtx.stateFacts?.attach(heard);
+        ok = (await demoRun(stateCtx, out)).ok;
+        return ok ? EXIT_OK : EXIT_FAILED;
+      },
+      runCtx,
+    );
+    if (!ok) return EXIT_FAILED;
+    requests.push(sim.stats().requests - before);
+    const restored = heard.restore === null ? 'started with no mirror and no state: a whole first sync' : `restored the mirror from the state (${heard.restore.rows} rows from ${heard.restore.bytes} bytes in ${heard.restore.dumps} dump(s))`;
+    out(`run ${run}: ${restored}; ${requests[run - 1]} requests to the API; saved ${heard.savedBytes} bytes to the state`);
+  }
+  out('');
+  out(`the second run sent ${requests[1]} requests to the API, the first ${requests[0]}: it carried on where the first stopped.`);
+  out(`state:     ${stateFolder} (its log under state/log/, its dumps under state/dumps/)`);
+  out(`try:       LOYALTY_STATE_URL=${stateUrl} LOYALTY_DB=${join(dir, 'run-2', 'mirror.db')} npx loyalty-sync status`);
+  return EXIT_OK;
+}
+
+/** What the state told during one run: its restore and the bytes of its saves. */
+class HeardState implements StateMetricsFacts {
+  restore: RestoreReport | null = null;
+  savedBytes = 0;
+
+  restored(report: RestoreReport): void {
+    this.restore = report;
+  }
+
+  saved(save: { bytes: number }): void {
+    this.savedBytes += save.bytes;
+  }
+
+  leaseSkipped(): void {}
+
+  lastSaveRead(): void {}
 }
 
 /** The file of `table` in `format` that manifests/latest.json (the newest complete run) lists; null when there is none. */

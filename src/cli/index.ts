@@ -56,9 +56,15 @@ const COMMANDS: Record<string, CommandEntry> = {
   },
   verify: {
     state: () => 'wait',
-    summary: 'show that the mirror equals the API, and repair it where it does not (--stream NAME… --full --requests N --repair --accept-removals --json)',
+    summary: 'show that the mirror equals the API, and repair it where it does not (--stream NAME… --full --requests N --repair --accept-removals --json); --ledger reconciles balances with transactions',
     needsConfig: true,
     run: async (argv, ctx) => (await import('./verify.js')).verifyCommand(argv, ctx),
+  },
+  balances: {
+    state: () => 'read',
+    summary: "every customer's approved and pending points at the end of a day, from the points ledger (--as-of DATE --customer ID --format csv|json)",
+    needsConfig: true,
+    run: async (argv, ctx) => (await import('./balances.js')).balancesCommand(argv, ctx),
   },
   whoami: {
     summary: "the credential's identity and scopes, and which configured jobs they do not allow (--json)",
@@ -70,6 +76,11 @@ const COMMANDS: Record<string, CommandEntry> = {
     summary: 'enqueue writes (add-points, update-review, delete-review, create-order, claim-reward, import FILE.csv) and steer the queue (list, retry, cancel)',
     needsConfig: true,
     run: async (argv, ctx) => (await import('./queue.js')).queueCommand(argv, ctx),
+  },
+  state: {
+    summary: 'restore an older saved state of state.url into an empty folder, beside the live one (restore --as-of TIME [--to PATH])',
+    needsConfig: true,
+    run: async (argv, ctx) => (await import('./state.js')).stateCommand(argv, ctx),
   },
   simulate: {
     summary: 'serve the built-in API simulator on loopback (--port N --seed S --size S --profile P --faults SPEC)',

@@ -12,6 +12,7 @@ import { readSyncStatus, type StreamStatus } from '../sync/index.js';
 import { renderStateStatus, stateStatus, type StateStatus } from '../state/stateStatus.js';
 import { readDeepRefreshStatus, type DeepRefreshStatus } from '../sync/deepRefreshStatus.js';
 import { lastVerify, type LastVerify } from '../verify/index.js';
+import { lastLedgerCheck, type LedgerCheckRecord } from '../ledger/ledgerChecks.js';
 import { parseCommandArgs } from './args.js';
 import { readMirror, type CommandContext } from './context.js';
 import { EXIT_FAILED, EXIT_OK } from './errors.js';
@@ -27,6 +28,8 @@ Show what an operator asks first:
   the last publication to object storage: target, run, files, bytes, when, and whether it completed;
   each Delta table (export --format delta): its place, version, active files and bytes, last commit;
   the last verify: when, full or sampled, rows compared, differences found and repaired;
+  the last reconciliation of the points ledger (verify --ledger, and every verify): customers,
+    balanced, pending, and the first defects;
   whether a loyalty-sync process (e.g. \`run\`) holds the mirror's writer lock;
   schema drift: fields the API spec does not list, and values outside a listed enum, per stream,
     with an example (emails masked), when first and last seen, and in how many records;
@@ -64,6 +67,8 @@ export interface StatusReport {
   delta: DeltaTableStatus[];
   /** The newest `verify` run, finished or not. */
   lastVerify: LastVerify | null;
+  /** The newest reconciliation of the transactions with the customers' balances (verify --ledger, every verify). */
+  lastLedgerCheck: LedgerCheckRecord | null;
   /** The process holding the writer lock (syncing or pushing), or null. */
   lock: LockHolder | null;
   /** What the API's records carried beyond the spec (the key's spelling is fixed by issue 14). */
@@ -82,6 +87,7 @@ export function collectStatus(db: Db, config: Readonly<Config>, now: Date = new 
     lastPublication: lastPublication(db),
     delta: deltaTables(db),
     lastVerify: lastVerify(db),
+    lastLedgerCheck: lastLedgerCheck(db),
     lock: readLockHolder(db, undefined, now),
     schema_drift: listDrift(db),
     state: state === undefined ? null : stateStatus(state.place.url, state.newest, now),
@@ -90,7 +96,7 @@ export function collectStatus(db: Db, config: Readonly<Config>, now: Date = new 
 
 /** One text block per section of the report, blank-line separated; a new section adds its block here. */
 export function renderStatus(status: StatusReport): string {
-  const sections = [renderStreams(status.streams), renderDeepRefresh(status.deepRefresh), renderQueue(status.queue), renderExport(status.lastExport), renderPublication(status.lastPublication), renderDelta(status.delta), renderVerify(status.lastVerify), renderLock(status.lock), renderDrift(status.schema_drift), ...(status.state === null ? [] : [renderStateStatus(status.state)])];
+  const sections = [renderStreams(status.streams), renderDeepRefresh(status.deepRefresh), renderQueue(status.queue), renderExport(status.lastExport), renderPublication(status.lastPublication), renderDelta(status.delta), renderVerify(status.lastVerify), renderLedgerCheck(status.lastLedgerCheck), renderLock(status.lock), renderDrift(status.schema_drift), ...(status.state === null ? [] : [renderStateStatus(status.state)])];
   return `${sections.join('\n\n')}\n`;
 }
 
@@ -120,6 +126,13 @@ function renderVerify(last: LastVerify | null): string {
   const repaired = last.repair && last.differences > 0 ? ' (repaired)' : '';
   const found = `${last.compared} rows compared, ${last.differences} defects${repaired}, ${last.pending} pending (${last.unsynced} at the next sync), ${last.requests} requests`;
   return `Last verify\n${what} finished ${last.finishedAt ?? '-'}: ${outcome}\n${found}`;
+}
+
+function renderLedgerCheck(last: LedgerCheckRecord | null): string {
+  if (last === null) return 'Last ledger reconciliation\nnone yet (loyalty-sync verify --ledger)';
+  const outcome = last.defects === 0 ? 'ok' : `${last.defects} DEFECTS`;
+  const examples = last.examples.slice(0, 5).map((d) => `\n  customer ${d.customer_id} ${d.balance}: the customer shows ${d.customer}, the transactions add up to ${d.transactions}`);
+  return `Last ledger reconciliation\n${last.checked_at}: ${outcome}; ${last.customers} customers, ${last.balanced} balanced, ${last.pending} pending${examples.join('')}`;
 }
 
 function renderLock(holder: LockHolder | null): string {

@@ -4,7 +4,8 @@ import { openDatabase } from '../db/open.js';
 import { installShutdown } from '../runtime/shutdown.js';
 import { withWorker } from '../runtime/worker.js';
 import { runVerify, type VerifyOptions, type VerifyReport } from '../verify/index.js';
-import { renderVerifyReport } from '../verify/renderReport.js';
+import { renderLedgerCheck, renderVerifyReport } from '../verify/renderReport.js';
+import { reconcileAndRecord } from '../ledger/reconcileAndRecord.js';
 import { parseCommandArgs, parseIntegerFlag, parseStreamName } from './args.js';
 import { requireApiKey, type CommandContext } from './context.js';
 import { EXIT_FAILED, EXIT_OK, UsageError } from './errors.js';
@@ -13,6 +14,7 @@ import { EXIT_FAILED, EXIT_OK, UsageError } from './errors.js';
 export const DEFAULT_VERIFY_REQUESTS = 50;
 
 const USAGE = `Usage: loyalty-sync verify [--stream NAME]... [--full | --requests N] [--repair [--accept-removals]] [--json]
+       loyalty-sync verify --ledger [--json]
 
 Show that the mirror equals the API, and repair it where it does not. Per stream, rows are
 missing (the API has them, the mirror does not), extra (the mirror has them, the API does not)
@@ -36,6 +38,10 @@ Options:
                  are not marked (the stream fails) unless --accept-removals confirms them
   --accept-removals
                  with --repair: confirm a mass removal
+  --ledger       only reconcile the mirror: for every customer, their transactions must add up to the
+                 points_approved and points_pending the customers stream reports (no request is sent);
+                 a difference a read in flight explains is pending (the next sync brings it), any other
+                 is a defect; every verify runs this after its streams
   --json         print one JSON document instead of the table
   --help         show this help
 
@@ -51,11 +57,17 @@ export async function verifyCommand(argv: string[], ctx: CommandContext): Promis
     repair: { type: 'boolean' },
     'accept-removals': { type: 'boolean' },
     json: { type: 'boolean' },
+    ledger: { type: 'boolean' },
     help: { type: 'boolean', short: 'h' },
   });
   if (values.help) {
     ctx.stdout.write(USAGE);
     return EXIT_OK;
+  }
+  if (values.ledger) {
+    const other = (['stream', 'full', 'requests', 'repair', 'accept-removals'] as const).find((name) => values[name] !== undefined);
+    if (other !== undefined) throw new UsageError(`verify: --ledger reconciles the mirror alone and takes no --${other}; give --ledger [--json].`);
+    return verifyLedger(ctx, values.json === true);
   }
   if (values.full && values.requests !== undefined) {
     throw new UsageError('verify: --full compares every row and takes no budget; give either --full or --requests N, not both.');
@@ -74,6 +86,18 @@ export async function verifyCommand(argv: string[], ctx: CommandContext): Promis
     : await verifyWithoutLock(ctx, settings);
   ctx.stdout.write(values.json ? `${JSON.stringify(report)}\n` : renderVerifyReport(report));
   return report.ok ? EXIT_OK : EXIT_FAILED;
+}
+
+/** `verify --ledger`: the reconciliation alone, from the mirror, recorded for `status` and the metric. */
+function verifyLedger(ctx: CommandContext, json: boolean): number {
+  const db = openDatabase(ctx.config.db.path, { mustExist: true });
+  try {
+    const check = reconcileAndRecord(db, new Date(), ctx.logger);
+    ctx.stdout.write(json ? `${JSON.stringify({ ledger: check })}\n` : renderLedgerCheck(check));
+    return check.defects.length === 0 ? EXIT_OK : EXIT_FAILED;
+  } finally {
+    db.close();
+  }
 }
 
 /** A plain verify only reads the mirror (and records its run), so it runs beside \`run\` without the writer lock. */

@@ -20,9 +20,11 @@ export async function runWithState(command: string, mode: LeaseMode, run: (ctx: 
   }
   const session = begun.session;
   stateFacts.lastSaveRead(lastSaveOf(session.newest));
+  // A command without the lease may read a restored copy of its own rather than the mirror in place.
+  const config = session.mirrorPath === ctx.config.db.path ? ctx.config : { ...ctx.config, db: { ...ctx.config.db, path: session.mirrorPath } };
   let code: number;
   try {
-    code = await run({ ...ctx, state: session, stateFacts });
+    code = await run({ ...ctx, config, state: session, stateFacts });
   } catch (error) {
     await session.end().catch((saveError: unknown) => ctx.logger.error({ err: saveError }, 'could not save the state after the command failed'));
     throw error;

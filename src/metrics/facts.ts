@@ -38,6 +38,8 @@ export interface VerifyFact {
   ok: boolean;
   /** Per stream verified: the differences the run left, by class (a repair leaves none it stored). */
   streams: ReadonlyArray<{ stream: StreamName } & Record<(typeof VERIFY_CLASSES)[number], number>>;
+  /** Balances the newest reconciliation of the points ledger found unequal to their transactions; null before any. */
+  ledgerDefects: number | null;
 }
 
 /** Where a deep-refreshed stream's deep refresh stands. */

@@ -83,6 +83,12 @@ export function createMetrics(known?: KnownLabelValues): Metrics {
   oldestUnknown.remove();
   verifyLastRun.remove();
   verifyLastOk.remove();
+  const ledgerDefects = new Gauge({
+    name: 'loyalty_ledger_defects',
+    help: "Balances (a customer's approved or pending points) the last reconciliation of the points ledger found unequal to the sum of the customer's transactions, differences a read in flight explains left out; absent before any.",
+    registers,
+  });
+  ledgerDefects.remove();
 
   // Publications and schema drift (issue 26).
   const publications = new Counter({ name: 'loyalty_export_publications_total', help: 'Publications of export runs to their bucket target, by outcome (completed, failed).', labelNames: ['outcome'], registers });
@@ -158,6 +164,7 @@ export function createMetrics(known?: KnownLabelValues): Metrics {
       for (const stream of fact.streams) for (const kind of VERIFY_CLASSES) verifyDifferences.set({ stream: stream.stream, class: kind }, stream[kind]);
       verifyLastRun.set(fact.finishedAt.getTime() / 1000);
       verifyLastOk.set(fact.ok ? 1 : 0);
+      if (fact.ledgerDefects !== null) ledgerDefects.set(fact.ledgerDefects);
     },
     deepRefreshRead(facts) {
       for (const { stream, lastSuccessAt, pages } of facts) {

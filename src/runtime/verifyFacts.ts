@@ -1,6 +1,7 @@
 import type { Db } from '../db/open.js';
 import type { VerifyFact } from '../metrics/facts.js';
 import { lastVerify } from '../verify/index.js';
+import { lastLedgerCheck } from '../ledger/ledgerChecks.js';
 
 /**
  * What `OpsFacts.verifyFinished` takes, read from the last verify run that finished (null when none did).
@@ -17,5 +18,7 @@ export function lastVerifyFact(db: Db): VerifyFact | null {
       if (!run.repair) return { stream: stream.stream, pending: stream.pending.count, defect: stream.defects };
       return { stream: stream.stream, pending: stream.unsynced, defect: stream.error === undefined ? 0 : stream.extra_count };
     }),
+    // Every verify ends with one, so the newest is at least as new as this run.
+    ledgerDefects: lastLedgerCheck(db)?.defects ?? null,
   };
 }

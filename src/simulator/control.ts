@@ -1,12 +1,14 @@
 import { envelopeError, json, parseJsonObject } from './http.js';
 import type { Reply } from './http.js';
-import type { FaultSpec, LedgerEntry, OldRecordChanges, PageOrder, SimulatorStats, StreamName } from './types.js';
+import type { BackdatedTransaction, BalanceMove, FaultSpec, LedgerEntry, OldRecordChanges, PageOrder, SimulatorStats, StreamName } from './types.js';
 import { STREAM_NAMES } from './types.js';
 
 /** The in-process control surface the `/__sim` routes drive from another process. */
 export interface Controls {
   tick(steps: number): void;
   changeOldRecords(request: Readonly<Record<string, unknown>>): OldRecordChanges;
+  moveBalances(moves: readonly BalanceMove[]): void;
+  addBackdatedTransaction(request: BackdatedTransaction): number;
   faults(): FaultSpec;
   setFaults(spec: Readonly<Record<string, unknown>> | null): void;
   setPageOrder(order: PageOrder): void;
@@ -35,7 +37,8 @@ function guard(action: () => unknown): Reply {
 
 /**
  * `/__sim/...`: POST tick {"steps":n}; POST age-changes {"approve"|"void"|"refund"|"edit": {"count","minAgeDays","maxAgeDays"?}}
- * (answers what changed); GET|PUT|DELETE faults; PUT page-order {"order"};
+ * (answers what changed); POST ledger-drift {"moves": [{"customerId","approved","pending"}]}; POST backdated-transaction
+ * {"customerId","points","daysAgo"} (answers {"id"}); GET|PUT|DELETE faults; PUT page-order {"order"};
  * PUT|DELETE rate-limit; PUT|DELETE schema-drift {"unlistedField","unlistedEnumValue"}; GET ledger; GET truth/{stream}; GET stats. No auth: loopback only.
  */
 export function controlRoute(controls: Controls, method: string, path: string, body: string): Reply {
@@ -49,6 +52,13 @@ export function controlRoute(controls: Controls, method: string, path: string, b
     }
     case 'POST /__sim/age-changes':
       return guard(() => controls.changeOldRecords(parseJsonObject(body, true)));
+    case 'POST /__sim/ledger-drift': {
+      const moves = parseJsonObject(body, true).moves;
+      if (!Array.isArray(moves)) throw envelopeError(400, 'moves must be an array of {"customerId", "approved", "pending"}.', 'invalid_control');
+      return guard(() => controls.moveBalances(moves as BalanceMove[]));
+    }
+    case 'POST /__sim/backdated-transaction':
+      return guard(() => ({ id: controls.addBackdatedTransaction(parseJsonObject(body, true) as unknown as BackdatedTransaction) }));
     case 'GET /__sim/faults':
       return json(200, controls.faults());
     case 'PUT /__sim/faults':

@@ -6,6 +6,8 @@ export type { Profile, ProgramFeatures } from './profiles.js';
 export { SIMULATED_EPOCH, currentHour } from './time.js';
 export type {
   AgedPick,
+  BackdatedTransaction,
+  BalanceMove,
   DataSizes,
   FaultSpec,
   LedgerEntry,

@@ -9,6 +9,7 @@ import type { Controls } from './control.js';
 import { FaultInjector, rateLimited, validateFaults } from './faults.js';
 import { generate } from './generate.js';
 import { changeOldRecords, validateOldRecordChanges } from './oldRecords.js';
+import { addBackdatedTransaction, moveBalances } from './balanceControls.js';
 import { errorReply, HttpError, readBody } from './http.js';
 import type { Reply } from './http.js';
 import { Ledger } from './ledger.js';
@@ -86,6 +87,8 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
       for (let i = 0; i < steps; i++) tick(store, sizes);
     },
     changeOldRecords: (request) => changeOldRecords(store, validateOldRecordChanges(request)),
+    moveBalances: (moves) => moveBalances(store, moves),
+    addBackdatedTransaction: (request) => addBackdatedTransaction(store, request),
     faults: () => faults.current(),
     setFaults: (spec) => faults.set(spec === null ? null : validateFaults(spec)),
     setPageOrder: (order) => {
@@ -183,6 +186,8 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     keys,
     tick: (steps = 1) => controls.tick(steps),
     changeOldRecords: (request) => controls.changeOldRecords({ ...request }),
+    moveBalances: controls.moveBalances,
+    addBackdatedTransaction: controls.addBackdatedTransaction,
     setFaults: controls.setFaults,
     setPageOrder: controls.setPageOrder,
     setRateLimit,

@@ -154,6 +154,22 @@ export interface OldRecordChanges {
   transactions: number[];
 }
 
+/** A move of one customer's balances without a transaction (`moveBalances`, `POST /__sim/ledger-drift`). */
+export interface BalanceMove {
+  customerId: number;
+  /** Points added to the approved balance (negative: taken); default 0. */
+  approved?: number;
+  pending?: number;
+}
+
+/** A points import dated in the past that becomes visible now (`addBackdatedTransaction`, `POST /__sim/backdated-transaction`). */
+export interface BackdatedTransaction {
+  customerId: number;
+  points: number;
+  /** How long before the simulator's clock its created_at lies. */
+  daysAgo: number;
+}
+
 export interface SimulatorHandle {
   /** Base address, e.g. http://127.0.0.1:41234; every API path is /v2/... under it. */
   url: string;
@@ -163,6 +179,10 @@ export interface SimulatorHandle {
   tick(steps?: number): void;
   /** Changes old records on purpose; a RangeError (and no change) when the request is invalid or too few records are that old. */
   changeOldRecords(request: OldRecordChangeRequest): OldRecordChanges;
+  /** Moves balances without a transaction, breaking "balance = sum of transactions" for those customers on purpose. */
+  moveBalances(moves: readonly BalanceMove[]): void;
+  /** Adds a points import with an old created_at that is visible only from now on; returns its id. */
+  addBackdatedTransaction(request: BackdatedTransaction): number;
   setFaults(spec: FaultSpec | null): void;
   setPageOrder(order: PageOrder): void;
   setRateLimit(limit: RateLimit | null): void;

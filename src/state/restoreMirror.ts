@@ -1,13 +1,13 @@
 import { mkdtempSync, renameSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import Database from 'better-sqlite3';
-import type { BucketObjects } from '../bucket/objects.js';
 import type { Logger } from '../log.js';
 import { applyDump } from './applyDump.js';
 import { createStateTables, writeLocalMark } from './changeTracking.js';
 import type { StoredDump } from './dumpFormat.js';
 import { DumpMissingError, StateError } from './errors.js';
 import type { LogEntry, StateManifest } from './leaseLog.js';
+import type { StateStore } from './store/stateStore.js';
 
 export interface RestoreReport {
   /** Compressed bytes fetched from the bucket. */
@@ -22,7 +22,7 @@ export interface RestoreReport {
  * into a file beside the mirror that replaces it only once complete, so a restore killed midway
  * leaves no half mirror for the next run to take for whole.
  */
-export async function restoreMirror(objects: BucketObjects, entry: LogEntry & { manifest: StateManifest }, url: string, dbPath: string, logger: Logger): Promise<RestoreReport> {
+export async function restoreMirror(objects: StateStore, entry: LogEntry & { manifest: StateManifest }, url: string, dbPath: string, logger: Logger): Promise<RestoreReport> {
   const started = performance.now();
   const manifest = entry.manifest;
   const work = mkdtempSync(join(dirname(dbPath), '.state-restore-'));
@@ -41,8 +41,8 @@ export async function restoreMirror(objects: BucketObjects, entry: LogEntry & { 
       for (const [index, { dump, kind }] of dumps.entries()) {
         const file = join(work, `dump-${index}.zst`);
         const fetched = await objects.download(dump.path, file);
-        if (fetched === null) throw new DumpMissingError(`The state's ${kind} ${objects.key(dump.path)} is missing from bucket "${objects.target.bucket}"; the state cannot be restored (was it deleted by hand or by a lifecycle rule?).`);
-        if (fetched.sha256 !== dump.sha256) throw new StateError(`The state's ${kind} ${objects.key(dump.path)} in bucket "${objects.target.bucket}" has SHA-256 ${fetched.sha256}; its manifest says ${dump.sha256}.`);
+        if (fetched === null) throw new DumpMissingError(`The state's ${kind} ${objects.where(dump.path)} is missing from ${objects.label}; the state cannot be restored (was it deleted by hand or by a lifecycle rule?).`);
+        if (fetched.sha256 !== dump.sha256) throw new StateError(`The state's ${kind} ${objects.where(dump.path)} in ${objects.label} has SHA-256 ${fetched.sha256}; its manifest says ${dump.sha256}.`);
         bytes += fetched.bytes;
         rows += await applyDump(db, file, { kind, epoch: dump.epoch, name: `${kind} ${dump.path}` });
         if (kind === 'base') createStateTables(db);

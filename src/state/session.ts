@@ -1,12 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { existsSync, renameSync, rmSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { createBucketClient } from '../bucket/client.js';
-import { createOnlyWritesAt } from '../bucket/createOnlyWrites.js';
-import { BucketObjects } from '../bucket/objects.js';
-import { parseBucketPlace, type BucketPlace } from '../bucket/place.js';
-import { trackStoreClock, type StoreClock } from '../bucket/storeClock.js';
 import type { Config } from '../config.js';
 import { openDatabase, type Db } from '../db/open.js';
 import type { Logger } from '../log.js';
@@ -14,14 +9,23 @@ import { changedSince, createStateTables, installChangeTracking, readLocalMark, 
 import { DumpMissingError, LeaseHeldError, LeaseLostError, StateError } from './errors.js';
 import { describeHolder, leaseVerdict, LOG_FORMAT, type EntryKind, type LeaseHolder, type LogEntry, type StateManifest } from './leaseLog.js';
 import { restoreMirror, type RestoreReport } from './restoreMirror.js';
-import { DUMPS_FOLDER, orphanDumps, prepareSave } from './saveState.js';
+import { MirrorFile } from './mirrorFile.js';
+import { mirrorHoldsState, readCopyFolder } from './readCopy.js';
+import { retentionMs, sweepState } from './retention.js';
+import { prepareSave } from './saveState.js';
+import { setAsideMirror } from './setAsideMirror.js';
 import { StateLog } from './stateLog.js';
+import { openStateStore } from './store/openStateStore.js';
+import type { StateClock, StateStore } from './store/stateStore.js';
 
 /** Restores a run without the lease tries, each from the newest state, when a save supersedes the one it read. */
 const READ_RESTORE_TRIES = 3;
 
 /** The least of a lease left unused for the store clock's whole seconds (see safeLeaseMs). */
 const MIN_LEASE_MARGIN_MS = 2000;
+
+/** How often a long run (`run`) removes what retention no longer keeps, at most; `once` does at each end. */
+const SWEEP_EVERY_MS = 60 * 60 * 1000;
 
 /** How often a waiting command looks at the lease again. */
 const WAIT_POLL_MS = 2000;
@@ -59,18 +63,8 @@ export interface SaveReport {
  */
 export async function beginStateSession(options: StateSessionOptions, facts?: StateFacts): Promise<BeginResult> {
   const { config, logger } = options;
-  const place = parseBucketPlace(config.state.url, 'Config key "state.url" (or LOYALTY_STATE_URL)');
-  const client = createBucketClient(config.export.s3);
-  const clock = trackStoreClock(client);
-  const objects = new BucketObjects(client, place, logger);
-  const writes = await createOnlyWritesAt(objects);
-  if (writes !== 'enforced') {
-    const what = writes === 'ignored' ? 'accepts create-only writes (If-None-Match: *) but ignores them' : 'refuses create-only writes (If-None-Match: *)';
-    throw new StateError(
-      `The object store at ${client.endpointLabel} ${what}, so a lease on ${place.url} could not keep two runs apart; state.url needs AWS S3, GCS, R2, MinIO, Ceph, or Swift 2.36 or newer.`,
-    );
-  }
-  const session = new StateSession(options, place, objects, clock);
+  const store = await openStateStore(config, logger);
+  const session = new StateSession(options, store, store, store.clock);
   const held = await session.acquire();
   if (held !== null) {
     facts?.leaseSkipped();
@@ -97,6 +91,11 @@ export class StateSession {
   /** Until when (performance.now) this run may act on its lease without renewing it first. */
   private validUntil = 0;
   private writer: Db | null = null;
+  /** The file the writer writes: a save whose path holds another file, or none, fails. */
+  private mirror: MirrorFile | null = null;
+  /** A command without the lease reads a restored copy here, never the mirror a live process may use. */
+  private readCopy: { path: string; remove: () => void } | null = null;
+  private lastSweep = performance.now();
   private renewTimer: NodeJS.Timeout | null = null;
   /** Saves, one at a time. */
   private saves: Promise<unknown> = Promise.resolve();
@@ -106,9 +105,9 @@ export class StateSession {
 
   constructor(
     private readonly options: StateSessionOptions,
-    readonly place: BucketPlace,
-    readonly objects: BucketObjects,
-    private readonly clock: StoreClock,
+    readonly place: Pick<StateStore, 'url'>,
+    readonly objects: StateStore,
+    private readonly clock: StateClock,
   ) {
     this.log = new StateLog(objects);
     this.holder = { id: `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`, host: hostname(), pid: process.pid, command: options.command };
@@ -125,6 +124,11 @@ export class StateSession {
   /** Aborts when another run took the lease: work that writes to the API must stop. */
   get lostSignal(): AbortSignal {
     return this.lostController.signal;
+  }
+
+  /** The mirror file the command reads and writes: a restored copy in a folder of its own for `read`. */
+  get mirrorPath(): string {
+    return this.readCopy?.path ?? this.dbPath;
   }
 
   /** The newest log entry this session knows, for `status`. */
@@ -174,6 +178,7 @@ export class StateSession {
   async prepareMirror(): Promise<RestoreReport | null> {
     const entry = this.head;
     const manifest = entry?.manifest ?? null;
+    if (this.options.mode === 'read') return entry === null || manifest === null ? null : this.prepareReadCopy({ ...entry, manifest });
     let restore = manifest !== null && !existsSync(this.dbPath);
     if (manifest !== null && !restore) {
       const db = openDatabase(this.dbPath, { mustExist: true });
@@ -185,26 +190,42 @@ export class StateSession {
         db.close();
       }
       if (restore) {
-        // Kept beside it rather than deleted: it may hold what an interrupted run never saved.
-        this.options.logger.warn({ mirror: this.dbPath, state: this.place.url }, 'the local mirror is behind the state in the bucket (or another state\'s); it is kept as .replaced and restored from the bucket');
-        for (const suffix of ['', '-wal', '-shm']) if (existsSync(`${this.dbPath}${suffix}`)) renameSync(`${this.dbPath}${suffix}`, `${this.dbPath}.replaced${suffix}`);
-        rmSync(`${this.dbPath}.replaced-shm`, { force: true });
+        const keptAs = setAsideMirror(this.dbPath);
+        this.options.logger.warn({ mirror: this.dbPath, keptAs, state: this.place.url }, `the local mirror is behind the state in the bucket (or another state's); it is kept as ${keptAs} and restored from the bucket`);
       }
     }
     let report: RestoreReport | null = null;
-    if (restore && entry !== null && manifest !== null) report = await this.restoreNewest({ ...entry, manifest });
-    if (this.options.mode !== 'read' && existsSync(this.dbPath)) this.openWriter();
+    if (restore && entry !== null && manifest !== null) report = await this.restoreNewest({ ...entry, manifest }, this.dbPath);
+    // Opened now, a new state's mirror too (created here): every save from the first knows which file it saves.
+    this.openWriter();
     return report;
+  }
+
+  /** For a command without the lease: the mirror in place when it holds the newest state, else a restored copy of its own. */
+  private async prepareReadCopy(entry: LogEntry & { manifest: StateManifest }): Promise<RestoreReport | null> {
+    if (mirrorHoldsState(this.dbPath, entry.manifest)) return null;
+    this.readCopy = readCopyFolder(this.dbPath);
+    try {
+      return await this.restoreNewest(entry, this.readCopy.path);
+    } catch (error) {
+      this.removeReadCopy();
+      throw error;
+    }
+  }
+
+  private removeReadCopy(): void {
+    this.readCopy?.remove();
+    this.readCopy = null;
   }
 
   /**
    * Restores the state of `entry`. A run without the lease (status, queue list) may find a dump gone,
    * superseded by a save of the lease holder meanwhile: it restores the newer state instead.
    */
-  private async restoreNewest(entry: LogEntry & { manifest: StateManifest }): Promise<RestoreReport> {
+  private async restoreNewest(entry: LogEntry & { manifest: StateManifest }, path: string): Promise<RestoreReport> {
     for (let attempt = 1; ; attempt += 1) {
       try {
-        return await restoreMirror(this.objects, entry, this.place.url, this.dbPath, this.options.logger);
+        return await restoreMirror(this.objects, entry, this.place.url, path, this.options.logger);
       } catch (error) {
         if (!(error instanceof DumpMissingError) || this.options.mode !== 'read' || attempt >= READ_RESTORE_TRIES) throw error;
         const newer = await this.log.head();
@@ -215,12 +236,13 @@ export class StateSession {
     }
   }
 
-  private openWriter(): Db {
-    if (this.writer === null) {
-      this.writer = openDatabase(this.dbPath, { mustExist: true });
+  private openWriter(): { db: Db; mirror: MirrorFile } {
+    if (this.writer === null || this.mirror === null) {
+      this.writer = openDatabase(this.dbPath);
+      this.mirror = MirrorFile.at(this.dbPath);
       installChangeTracking(this.writer);
     }
-    return this.writer;
+    return { db: this.writer, mirror: this.mirror };
   }
 
   /**
@@ -236,21 +258,22 @@ export class StateSession {
 
   private async saveNow(): Promise<SaveReport> {
     if (this.lost !== null) throw this.lost;
-    if (!existsSync(this.dbPath)) return { kind: 'none', bytes: 0, seconds: 0 };
-    const db = this.openWriter();
+    if (this.options.mode === 'read') return { kind: 'none', bytes: 0, seconds: 0 };
+    const { db, mirror } = this.openWriter();
+    mirror.check();
     const previous = this.head?.manifest ?? null;
     if (previous !== null && !changedSince(db, previous.epoch)) return { kind: 'none', bytes: 0, seconds: 0 };
     const started = performance.now();
     this.options.logger.info({ state: this.place.url, after: previous?.epoch ?? null }, 'saving the state to the bucket');
-    const prepared = await prepareSave(db, this.dbPath, this.objects, previous, this.options.config.export.s3.partSizeMiB * 1024 * 1024);
+    const prepared = await prepareSave(db, mirror, this.objects, previous);
     const entry = await this.append('save', () => prepared.manifest);
     prepared.afterCommit(db);
     writeLocalMark(db, { url: this.place.url, stateId: prepared.manifest.stateId, epoch: prepared.manifest.epoch, seq: entry.seq });
-    if (prepared.superseded.length > 0) await this.objects.delete(prepared.superseded).catch(() => undefined);
     const seconds = (performance.now() - started) / 1000;
     const kind = prepared.plan.kind;
     this.facts?.saved({ bytes: prepared.written.bytes, seconds, kind });
     this.options.logger.info({ state: this.place.url, kind, bytes: prepared.written.bytes, rows: prepared.written.rows, epoch: prepared.manifest.epoch, seconds: Number(seconds.toFixed(2)) }, 'saved the state to the bucket');
+    if (performance.now() - this.lastSweep >= SWEEP_EVERY_MS) await this.sweep();
     return { kind, bytes: prepared.written.bytes, seconds };
   }
 
@@ -268,36 +291,54 @@ export class StateSession {
     return this.append('renew', () => this.head?.manifest ?? null).then(() => undefined);
   }
 
-  /** Saves what changed and releases the lease, so the next run can start at once. */
+  /**
+   * Saves what changed, removes what retention no longer keeps, and releases the lease, so the next
+   * run can start at once. The lease is released whatever failed: the state then stays as last saved.
+   */
   async end(): Promise<SaveReport> {
     if (this.ended) return { kind: 'none', bytes: 0, seconds: 0 };
     this.ended = true;
     this.stopRenewing();
+    let failed = true;
     try {
       if (this.options.mode === 'read') return { kind: 'none', bytes: 0, seconds: 0 };
       const report = await this.save();
-      await this.release();
-      await Promise.all([this.log.prune(this.head?.seq ?? 0), this.removeOrphanDumps()]).catch((error: unknown) =>
-        this.options.logger.warn({ err: error, state: this.place.url }, 'could not remove old state objects; the next run tries again'),
-      );
+      await this.sweep();
+      failed = false;
       return report;
     } finally {
       this.writer?.close();
       this.writer = null;
+      this.removeReadCopy();
+      const released = this.release();
+      // A failure to release after a failed save is only told: the save's own failure is the one to read.
+      await (failed ? released.catch((error: unknown) => this.options.logger.warn({ err: error, state: this.place.url }, 'could not release the lease on the state; it runs out by itself')) : released);
     }
   }
 
   /**
-   * Dumps no manifest names: those superseded by merges whose delete failed, and uploads of saves that
-   * were fenced off or killed before their entry. Only those older than an hour go, so a save being
-   * uploaded right now keeps its dump. (Dumps a save supersedes go at once; a run restoring without the
-   * lease then restores the newer state.)
+   * Removes the dumps, log entries and unfinished uploads that no save of the retained window needs
+   * (see sweepState). Only while this run holds the lease; a failure is told and left to a later sweep.
    */
-  private async removeOrphanDumps(): Promise<void> {
-    const manifest = this.head?.manifest;
-    if (manifest === null || manifest === undefined) return;
-    const orphans = orphanDumps(await this.objects.list(DUMPS_FOLDER), manifest, this.clock.now());
-    if (orphans.length > 0) await this.objects.delete(orphans);
+  private async sweep(): Promise<void> {
+    this.lastSweep = performance.now();
+    const head = this.head;
+    if (this.lost !== null || head === null || head.holder.id !== this.holder.id) return;
+    try {
+      const removed = await sweepState(this.objects, this.log, {
+        nowMs: this.clock.now(),
+        keepMs: retentionMs(this.options.config.state),
+        head,
+        stillHolder: async () => {
+          await this.ensureLease();
+          const newest = await this.log.head();
+          return newest !== null && newest.writeId === this.head?.writeId;
+        },
+      });
+      if (removed.dumps + removed.entries + removed.uploads > 0) this.options.logger.info({ state: this.place.url, ...removed }, 'removed state objects that no retained save names');
+    } catch (error) {
+      this.options.logger.warn({ err: error, state: this.place.url }, 'could not remove old state objects; a later run tries again');
+    }
   }
 
   /** Gives the lease back without saving (a run that failed before it changed anything). */

@@ -1,16 +1,12 @@
-import { putCreateOnly } from '../bucket/createOnlyWrites.js';
-import type { BucketObjects } from '../bucket/objects.js';
 import { LOG_FOLDER, logPath, parseEntry, seqOfLogPath, type LogEntry } from './leaseLog.js';
 import { StateError } from './errors.js';
-
-/** Entries kept behind the newest when old ones are pruned: enough to read what happened lately. */
-const ENTRIES_KEPT = 20;
+import type { StateStore } from './store/stateStore.js';
 
 export type AppendResult = { written: true; entry: LogEntry } | { written: false; found: LogEntry };
 
 /** The log's I/O: finding the newest entry, and appending one create-only after a known entry. */
 export class StateLog {
-  constructor(private readonly objects: BucketObjects) {}
+  constructor(private readonly objects: StateStore) {}
 
   /**
    * The newest entry. The listing finds the highest number; entries above it are then looked for
@@ -30,7 +26,7 @@ export class StateLog {
       // Listed, yet gone, and nothing after it: a listing that lags behind the deletes of pruning. Taking
       // this for an empty log would start the state over at entry 1.
       throw new StateError(
-        `The state's log in bucket "${this.objects.target.bucket}" lists entry ${seq} at ${this.objects.key(logPath(seq))}, which cannot be read; the store's listing lags behind its deletes, so try again shortly.`,
+        `The state's log in ${this.objects.label} lists entry ${seq} at ${this.objects.where(logPath(seq))}, which cannot be read; the store's listing lags behind its deletes, so try again shortly.`,
       );
     }
     return head;
@@ -40,7 +36,7 @@ export class StateLog {
     const text = await this.objects.readText(logPath(seq));
     if (text === null) return null;
     const entry = parseEntry(text, seq);
-    if (entry === null) throw new StateError(`The state's log entry ${this.objects.key(logPath(seq))} in bucket "${this.objects.target.bucket}" is not a loyalty-sync entry; the prefix is used by something else.`);
+    if (entry === null) throw new StateError(`The state's log entry ${this.objects.where(logPath(seq))} in ${this.objects.label} is not a loyalty-sync entry; the prefix is used by something else.`);
     return entry;
   }
 
@@ -54,16 +50,16 @@ export class StateLog {
     for (let previous = after; ; ) {
       const seq = (previous?.seq ?? 0) + 1;
       const full: LogEntry = { ...entry, seq };
-      const outcome = await putCreateOnly(this.objects, logPath(seq), Buffer.from(`${JSON.stringify(full, null, 1)}\n`), 'application/json');
+      const outcome = await this.objects.putCreateOnly(logPath(seq), Buffer.from(`${JSON.stringify(full, null, 1)}\n`), 'application/json');
       if (outcome === 'refused') {
-        throw new StateError(`The object store behind bucket "${this.objects.target.bucket}" refused a create-only write (If-None-Match: *) of the state's log; state.url needs a store that honours it.`);
+        throw new StateError(`The store behind ${this.objects.label} refused a create-only write of the state's log; state.url needs a store that honours it.`);
       }
       if (outcome === 'created') {
         const newer = await this.overtaken(full);
         return newer === null ? { written: true, entry: full } : { written: false, found: newer };
       }
       const found = await this.read(seq);
-      if (found === null) throw new StateError(`The object store answered that ${this.objects.key(logPath(seq))} exists, then had no such object; it does not keep create-only writes consistent.`);
+      if (found === null) throw new StateError(`The store answered that ${this.objects.where(logPath(seq))} exists, then had no such object; it does not keep create-only writes consistent.`);
       if (found.writeId === full.writeId) return { written: true, entry: found };
       if (found.holder.id !== full.holder.id) return { written: false, found };
       previous = found;
@@ -84,14 +80,5 @@ export class StateLog {
     if (!stale) return null;
     const newest = await this.head();
     return newest === null || newest.writeId === created.writeId ? null : newest;
-  }
-
-  /** Deletes entries well behind `newest`; what is left behind is harmless, so failures are ignored. */
-  async prune(newest: number): Promise<void> {
-    const old = (await this.objects.list(LOG_FOLDER)).filter((object) => {
-      const seq = seqOfLogPath(object.path);
-      return seq !== null && seq <= newest - ENTRIES_KEPT;
-    });
-    if (old.length > 0) await this.objects.delete(old.map((object) => object.path)).catch(() => undefined);
   }
 }

@@ -13,6 +13,7 @@ import { requestDeepRefresh } from './deepRefreshState.js';
 import { syncStream, type StreamRunContext } from './streamSync.js';
 import type { StreamReport, SyncOptions, SyncReport } from './types.js';
 import { stopsSync } from './unreachable.js';
+import { updateLedger } from '../ledger/updateLedger.js';
 
 /**
  * Pulls the chosen streams one after another. A stream that fails is reported and recorded,
@@ -63,9 +64,25 @@ export async function runSync(options: SyncOptions): Promise<SyncReport> {
     await store.close().catch((error: unknown) => (storeFailure = error));
   }
   if (storeFailure !== null) logger.error({ err: storeFailure }, "the sync's storage thread did not stop cleanly");
-  const ok = storeFailure === null && reports.every((report) => report.status === 'succeeded');
+  const ledgerOk = bringLedgerUpToDate(options, clock(), logger);
+  const ok = storeFailure === null && ledgerOk && reports.every((report) => report.status === 'succeeded');
   logger.info({ ok }, 'sync finished');
   return { runId, ok, streams: reports };
+}
+
+/**
+ * The model tables follow the mirror at the end of every sync, whatever its streams' outcome: what was stored
+ * is in the mirror, so it belongs in the ledger too. A failure fails the sync (its streams' rows stay stored).
+ */
+function bringLedgerUpToDate(options: SyncOptions, now: Date, logger: SyncOptions['logger']): boolean {
+  try {
+    const update = updateLedger(options.db, { timeZone: options.config.program.timeZone, pointValue: options.config.ledger.pointValue }, now);
+    logger.info({ ledger: update }, 'points ledger updated');
+    return true;
+  } catch (error) {
+    logger.error({ err: error }, `the points ledger could not be updated: ${(error as Error).message}`);
+    return false;
+  }
 }
 
 /**

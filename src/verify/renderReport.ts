@@ -1,6 +1,9 @@
+import type { LedgerCheck } from '../ledger/reconcile.js';
 import type { StreamVerifyResult, VerifyReport } from './types.js';
 
 const COUNT = new Intl.NumberFormat('en-US');
+/** Pending differences come and go with every sync: a few show what they are. */
+const PENDING_SHOWN = 20;
 
 /** The report as a table for a person at a terminal, with the ids of each difference below it. */
 export function renderVerifyReport(report: VerifyReport): string {
@@ -23,7 +26,18 @@ export function renderVerifyReport(report: VerifyReport): string {
   const verdict = report.ok
     ? `ok: no defect remains${pending > 0 ? `; ${COUNT.format(pending)} pending (listed above with the pass that brings them)` : ''}`
     : 'defects remain (or a stream could not be verified)';
-  return [`${mode}, ${COUNT.format(report.requests)} requests`, line(header), ...rows.map(line), ...ids, verdict, ''].join('\n');
+  return [`${mode}, ${COUNT.format(report.requests)} requests`, line(header), ...rows.map(line), ...ids, renderLedgerCheck(report.ledger).trimEnd(), verdict, ''].join('\n');
+}
+
+/** The reconciliation: counts, then one line per defect and per pending difference. */
+export function renderLedgerCheck(check: LedgerCheck): string {
+  const lines = [
+    `ledger: ${COUNT.format(check.customers)} customers, ${COUNT.format(check.balanced)} balanced, ${COUNT.format(check.pending.length)} pending, ${COUNT.format(check.defects.length)} defects`,
+    ...check.defects.map((d) => `  defect: customer ${d.customer_id} ${d.balance}: the customer shows ${d.customer}, the transactions add up to ${d.transactions}`),
+    ...check.pending.slice(0, PENDING_SHOWN).map((d) => `  pending: customer ${d.customer_id} ${d.balance}: ${d.customer} vs ${d.transactions} (${d.reason})`),
+    ...(check.pending.length > PENDING_SHOWN ? [`  … and ${COUNT.format(check.pending.length - PENDING_SHOWN)} more pending (--json lists them all)`] : []),
+  ];
+  return `${lines.join('\n')}\n`;
 }
 
 /** e.g. `0 of 9,500 compared missing (< 0.032% at 95%)`. */

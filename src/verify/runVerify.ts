@@ -13,6 +13,8 @@ import { StreamTally } from './streamTally.js';
 import { verifyStreamFull } from './fullVerify.js';
 import type { StreamVerifyResult, VerifyOptions, VerifyReport } from './types.js';
 import { failVerifyRun, finishVerifyRun, startVerifyRun } from './verifyRuns.js';
+import { reconcileAndRecord } from '../ledger/reconcileAndRecord.js';
+import { updateLedger } from '../ledger/updateLedger.js';
 
 /**
  * Compares the chosen streams of the mirror with the API (every row with mode `full`, a budget of
@@ -65,7 +67,10 @@ export async function runVerify(options: VerifyOptions): Promise<VerifyReport> {
     const removals: RemovalRule = { maxShare: config.sync.maxRemovedShare, accepted: options.acceptRemovals === true };
     const streams = contexts.map((ctx) => finishStream(ctx, mode, removals, errors.get(ctx.stream.name)));
     const remaining = streams.some((stream) => stream.error !== undefined || (!options.repair && stream.defects > 0));
-    const report: VerifyReport = { mode, requests: client.stats.requests - requestsBefore, ok: !remaining, streams };
+    // What a repair stored reaches the model tables as a sync's pages would; then the balances are reconciled.
+    if (options.repair) updateLedger(db, { timeZone: config.program.timeZone, pointValue: config.ledger.pointValue }, clock());
+    const ledger = reconcileAndRecord(db, clock(), logger);
+    const report: VerifyReport = { mode, requests: client.stats.requests - requestsBefore, ok: !remaining && ledger.defects.length === 0, streams, ledger };
     finishVerifyRun(db, runId, report, clock().toISOString());
     logger.info({ ok: report.ok, requests: report.requests }, 'verify finished');
     return report;

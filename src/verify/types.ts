@@ -1,3 +1,4 @@
+import type { LedgerCheck } from '../ledger/reconcile.js';
 import type { ApiClient } from '../api/client.js';
 import type { Config, StreamName } from '../config.js';
 import type { Db } from '../db/open.js';
@@ -88,6 +89,8 @@ export interface VerifyReport {
   /** True when no defect remains (none found, or all repaired) and every stream was verified; pending differences do not count. */
   ok: boolean;
   streams: StreamVerifyResult[];
+  /** The reconciliation of the transactions with the customers' balances (verify --ledger); its defects fail the verify. */
+  ledger: LedgerCheck;
 }
 
 /** Id lists in reports are capped; the counts are not. */

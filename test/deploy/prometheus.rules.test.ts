@@ -16,7 +16,7 @@ const rules = [RULES, RUN_RULES].flatMap((file) => (parse(readFileSync(file, 'ut
 describe('the Prometheus rules files', () => {
   it('pass promtool check rules', async () => {
     const result = await promtool(['check', 'rules', RULES, RUN_RULES]);
-    expect(result.output).toContain('SUCCESS: 12 rules found');
+    expect(result.output).toContain('SUCCESS: 13 rules found');
     expect(result.output).toContain('SUCCESS: 1 rules found');
     expect(result.code).toBe(0);
   });
@@ -30,6 +30,7 @@ describe('the Prometheus rules files', () => {
       'LoyaltyExportNeverSucceeded',
       'LoyaltyExportPublicationFailed',
       'LoyaltyExportStale',
+      'LoyaltyLedgerDefects',
       'LoyaltyStateLeaseSkipping',
       'LoyaltySyncDown',
       'LoyaltySyncNeverSucceeded',
@@ -92,6 +93,35 @@ describe('the alerts on verify and the deep refresh (issue 25), under promtool t
           { eval_time: '2m', alertname: 'LoyaltyVerifyDefects', exp_alerts: [] },
           { eval_time: '3m', alertname: 'LoyaltyVerifyDefects', exp_alerts: [firing('orders', 2)] },
           { eval_time: '7m', alertname: 'LoyaltyVerifyDefects', exp_alerts: [] },
+        ],
+      },
+    ]);
+    expect(result.output).toContain('SUCCESS');
+    expect(result.code).toBe(0);
+  });
+
+  it('LoyaltyLedgerDefects fires while the last reconciliation found a defect, at once, and stops when one finds none', async () => {
+    const result = await ruleTests([
+      {
+        interval: '1m',
+        input_series: [{ series: 'loyalty_ledger_defects{job="loyalty-sync"}', values: '0 0 3 3 0' }],
+        alert_rule_test: [
+          { eval_time: '1m', alertname: 'LoyaltyLedgerDefects', exp_alerts: [] },
+          {
+            eval_time: '2m',
+            alertname: 'LoyaltyLedgerDefects',
+            exp_alerts: [
+              {
+                exp_labels: { severity: 'warning' },
+                exp_annotations: {
+                  summary: 'loyalty-sync: 3 balance(s) do not equal the sum of their transactions',
+                  description:
+                    'The last reconciliation found customers whose points_approved or points_pending differ from the sum of their transactions, and no sync in flight explains it. `loyalty-sync verify --ledger` names them.',
+                },
+              },
+            ],
+          },
+          { eval_time: '4m', alertname: 'LoyaltyLedgerDefects', exp_alerts: [] },
         ],
       },
     ]);

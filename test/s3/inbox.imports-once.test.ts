@@ -1,57 +1,159 @@
+import { mkdirSync, readdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { parse } from 'csv-parse/sync';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createBucketClient, type BucketClient } from '../../src/bucket/client.js';
-import { BucketObjects } from '../../src/bucket/objects.js';
+import type { Logger } from '../../src/log.js';
 import { listJobs } from '../../src/queue/listJobs.js';
 import { retryJob } from '../../src/queue/retryJob.js';
 import { importInbox, writeOutbox } from '../../src/state/inbox/index.js';
+import { BucketObjects } from '../../src/bucket/objects.js';
+import { StoreClock } from '../../src/bucket/storeClock.js';
+import { BucketStateStore } from '../../src/state/store/bucketStateStore.js';
+import { FolderStateStore } from '../../src/state/store/folderStateStore.js';
+import type { StateStore } from '../../src/state/store/stateStore.js';
+import { tempDir } from '../helpers/tempDir.js';
 import { mirrorCustomers, pushUntilSettled, queue, startHarness, usableCustomers, type Harness } from '../queue/helpers.js';
 import { startFaultProxy, type FaultProxy } from './faultProxy.js';
 import { getBytes, listKeys, newBucket, putText, storeClient, swift, useAwsEnv } from './helpers.js';
 
+/** The inbox's store as a test sees it: the state's place, what an operator puts there and finds, and the writes and reads that reached it. */
+interface InboxStore {
+  /** The state's store at a new place of its own, as the state opens it. */
+  open(prefix: string, logger: Logger): StateStore;
+  put(path: string, text: string): Promise<void>;
+  read(path: string): Promise<string>;
+  keys(): Promise<string[]>;
+  /** Writes that reached the store (or were refused) for one path under the place, so far. */
+  writesTo(path: string): number;
+  writesUnderPrefix(): number;
+  /** Objects read whole (listings are not counted). */
+  readsUnderPrefix(): number;
+  /** Makes the store refuse writes to `path` (null: none), as a store or filesystem may. */
+  refuseWritesTo(path: string | null): void;
+  /** What a refused write's error says. */
+  refusal: RegExp;
+}
+
 /**
- * The write inbox against the S3 server on loopback, through a proxy that counts (and can refuse) each
- * write, and the simulator over loopback, which records every write it applied in its ledger.
+ * The bucket: Swift on loopback, through a proxy that counts (and can refuse) each write. Every request
+ * is seen on the wire.
  */
-describe('the write inbox: files under inbox/KIND/ are queued once, and their outcome lands in outbox/KIND/', () => {
+function bucketInbox(): InboxStore {
   const s3 = storeClient();
   let bucket: string;
   let proxy: FaultProxy;
   let client: BucketClient;
-  /** Writes to this key are refused (403), as a store may refuse a write. */
-  let refuseWritesTo: string | null = null;
+  let refused: string | null = null;
+  let prefix = '';
   /** A write's key, without the query the SDK adds. */
   const keyOf = (path: string): string => path.split('?')[0];
-  let h: Harness;
-  let prefix: string;
-  let objects: BucketObjects;
-  let test = 0;
-
   beforeAll(async () => {
     useAwsEnv();
     bucket = await newBucket(s3);
-    proxy = await startFaultProxy(swift().endpoint, { fault: (write) => (refuseWritesTo !== null && keyOf(write.path) === refuseWritesTo ? 'deny' : 'pass') });
+    proxy = await startFaultProxy(swift().endpoint, { fault: (write) => (refused !== null && keyOf(write.path) === `${prefix}/${refused}` ? 'deny' : 'pass') });
     client = createBucketClient({ endpoint: proxy.endpoint, region: 'us-east-1', forcePathStyle: true, partSizeMiB: 5 }, {});
   });
   afterAll(async () => {
     client.s3.destroy();
     await proxy.close();
   });
+  return {
+    open: (at, logger) => {
+      prefix = at;
+      // The inbox never judges a lease: the clock is not listened to.
+      return new BucketStateStore(new BucketObjects(client, { bucket, prefix, url: `s3://${bucket}/${prefix}` }, logger), new StoreClock(), 5 * 1024 * 1024);
+    },
+    put: (path, text) => putText(s3, bucket, `${prefix}/${path}`, text),
+    read: async (path) => (await getBytes(s3, bucket, `${prefix}/${path}`)).toString('utf8'),
+    keys: async () => (await listKeys(s3, bucket, `${prefix}/`)).map((key) => key.slice(prefix.length + 1)),
+    writesTo: (path) => proxy.writes.filter((write) => keyOf(write.path) === `${prefix}/${path}`).length,
+    writesUnderPrefix: () => proxy.writes.filter((write) => write.path.startsWith(`${prefix}/`)).length,
+    readsUnderPrefix: () => proxy.reads.filter((key) => key.startsWith(`${prefix}/`)).length,
+    refuseWritesTo: (path) => (refused = path),
+    refusal: /PutObject/,
+  };
+}
+
+/** The folder store, counting the operations the inbox asks of it; each one reaches the real filesystem. */
+class CountedFolder extends FolderStateStore {
+  readonly writes: string[] = [];
+  readonly reads: string[] = [];
+
+  override putBytes(path: string, body: Buffer): Promise<void> {
+    this.writes.push(path);
+    return super.putBytes(path, body);
+  }
+
+  override delete(paths: readonly string[]): Promise<void> {
+    this.writes.push(...paths);
+    return super.delete(paths);
+  }
+
+  override readBytes(path: string): Promise<Buffer | null> {
+    this.reads.push(path);
+    return super.readBytes(path);
+  }
+}
+
+/**
+ * A folder (state.url=file://): an operator's files are plain files. A write is refused by a folder
+ * standing where the file should go, which no rename can replace.
+ */
+function folderInbox(): InboxStore {
+  let root = '';
+  let folder: CountedFolder;
+  let refused: string | null = null;
+  const file = (path: string) => join(root, ...path.split('/'));
+  return {
+    open: (prefix) => {
+      root = join(tempDir('loyalty-inbox-'), prefix);
+      folder = new CountedFolder(root, pathToFileURL(root).href);
+      return folder;
+    },
+    put: async (path, text) => {
+      mkdirSync(dirname(file(path)), { recursive: true });
+      writeFileSync(file(path), text);
+    },
+    read: async (path) => readFileSync(file(path), 'utf8'),
+    keys: async () => (readdirSync(root, { recursive: true, withFileTypes: true }) as Array<{ isFile(): boolean; parentPath: string; name: string }>)
+      .filter((entry) => entry.isFile())
+      .map((entry) => join(entry.parentPath, entry.name).slice(root.length + 1))
+      .sort(),
+    writesTo: (path) => folder.writes.filter((written) => written === path).length,
+    writesUnderPrefix: () => folder.writes.length,
+    readsUnderPrefix: () => folder.reads.length,
+    refuseWritesTo: (path) => {
+      if (refused !== null) rmdirSync(file(refused));
+      refused = path;
+      if (path !== null) mkdirSync(file(path), { recursive: true });
+    },
+    refusal: /Could not write .*outbox\/add_points\/spend\.results\.csv of the state in folder .*: EISDIR/,
+  };
+}
+
+/**
+ * The write inbox against each kind of state.url: a bucket on an S3 server on loopback, and a folder;
+ * the simulator over loopback records every write it applied in its ledger.
+ */
+describe.each([
+  ['in a bucket', bucketInbox],
+  ['in a folder', folderInbox],
+] as const)('the write inbox %s: files under inbox/KIND/ are queued once, and their outcome lands in outbox/KIND/', (_where, makeStore) => {
+  const store = makeStore();
+  let h: Harness;
+  let objects: StateStore;
+  let test = 0;
+
   beforeEach(async () => {
     h = await startHarness();
-    prefix = `state-${++test}`;
-    objects = new BucketObjects(client, { bucket, prefix, url: `s3://${bucket}/${prefix}` }, h.logger);
-    refuseWritesTo = null;
+    objects = store.open(`state-${++test}`, h.logger);
+    store.refuseWritesTo(null);
   });
   afterEach(() => h.close());
 
-  const put = (path: string, text: string): Promise<void> => putText(s3, bucket, `${prefix}/${path}`, text);
-  const read = async (path: string): Promise<string> => (await getBytes(s3, bucket, `${prefix}/${path}`)).toString('utf8');
-  const keys = async (): Promise<string[]> => (await listKeys(s3, bucket, `${prefix}/`)).map((key) => key.slice(prefix.length + 1));
-  /** Writes that reached the store (or were refused) for one path under the prefix, so far. */
-  const writesTo = (path: string): number => proxy.writes.filter((write) => keyOf(write.path) === `${prefix}/${path}`).length;
-  const writesUnderPrefix = (): number => proxy.writes.filter((write) => write.path.startsWith(`${prefix}/`)).length;
-  const readsUnderPrefix = (): number => proxy.reads.filter((key) => key.startsWith(`${prefix}/`)).length;
+  const { put, read, keys, writesTo, writesUnderPrefix, readsUnderPrefix } = store;
 
   it('pushes each row of a file once, then writes its results with every job id and state; the same bytes again, under any name, queue nothing', async () => {
     const customers = usableCustomers(h.sim).slice(0, 3);
@@ -128,9 +230,9 @@ describe('the write inbox: files under inbox/KIND/ are queued once, and their ou
     await pushUntilSettled(h);
     const results = 'outbox/add_points/spend.results.csv';
 
-    refuseWritesTo = `${prefix}/${results}`;
-    await expect(writeOutbox(h.db, objects, h.logger)).rejects.toThrow(/PutObject/);
-    refuseWritesTo = null;
+    store.refuseWritesTo(results);
+    await expect(writeOutbox(h.db, objects, h.logger)).rejects.toThrow(store.refusal);
+    store.refuseWritesTo(null);
     expect(await writeOutbox(h.db, objects, h.logger)).toEqual({ written: [results], waiting: 0 });
     const [spend, bonus] = listJobs(h.db);
     const dead = parse(await read(results)) as string[][];

@@ -5,17 +5,15 @@ import { openDatabase } from '../../src/db/open.js';
 import { runCli } from '../helpers/cli.js';
 import { startCli } from '../helpers/process.js';
 import { mirrorDiffAll } from '../helpers/sync.js';
-import { getBytes, putText } from '../s3/helpers.js';
-import { seededRandom, useStateStore } from './stateStore.js';
+import { seededRandom, STORE_KINDS, useStateStore } from './stateStore.js';
 
 const LEASE_SECONDS = 3;
 
-describe('runs killed at any moment, each in a fresh folder', () => {
+describe.each(STORE_KINDS)('runs killed at any moment, each in a fresh folder (state in a %s)', (kind) => {
   // Faults on: the kills land among retries and backoffs too. On the real clock, as a live API is: an unclear
   // write is proved by a transaction dated by the API near the attempt.
-  const store = useStateStore({ seed: 30, size: 'tiny', epoch: Date.now() - 3_600_000, clock: Date.now, faults: { rateLimited: 0.05, serverError: 0.03, latencyMs: 20, seed: 30 } });
+  const store = useStateStore({ seed: 30, size: 'tiny', epoch: Date.now() - 3_600_000, clock: Date.now, faults: { rateLimited: 0.05, serverError: 0.03, latencyMs: 20, seed: 30 } }, kind);
   const sim = () => store.sim();
-  const client = store.client;
 
   const envFor = () =>
     store.freshRun('killed', {
@@ -30,7 +28,7 @@ describe('runs killed at any moment, each in a fresh folder', () => {
     const customers = (sim().truth('customers') as Array<{ merchant_id: string; blocked: boolean }>).filter((c) => !c.blocked).slice(0, 6);
     const rows = customers.map((customer, index) => ({ merchant: customer.merchant_id, points: 11 + index }));
     const putInbox = (name: string, part: typeof rows) =>
-      putText(client, store.bucket(), `killed/inbox/add_points/${name}.csv`, ['customer_merchant_id,points,reason', ...part.map((row) => `${row.merchant},${row.points},kill test ${name}`), ''].join('\n'));
+      store.putText(`killed/inbox/add_points/${name}.csv`, ['customer_merchant_id,points,reason', ...part.map((row) => `${row.merchant},${row.points},kill test ${name}`), ''].join('\n'));
     await putInbox('first', rows.slice(0, 3));
 
     const first = await runCli(['sync'], envFor());
@@ -117,7 +115,7 @@ describe('runs killed at any moment, each in a fresh folder', () => {
       db.close();
     }
     for (const name of ['first', 'second']) {
-      const results = (await getBytes(client, store.bucket(), `killed/outbox/add_points/${name}.results.csv`)).toString('utf8');
+      const results = (await store.getBytes(`killed/outbox/add_points/${name}.results.csv`)).toString('utf8');
       expect(results.trim().split('\n').slice(1).every((line) => /,succeeded,$/.test(line)), results).toBe(true);
     }
   });

@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createBucketClient } from '../../src/bucket/client.js';
-import { BucketObjects } from '../../src/bucket/objects.js';
+import { bucketStateStore } from '../../src/state/store/bucketStateStore.js';
 import { StateError } from '../../src/state/errors.js';
 import { StateLog } from '../../src/state/stateLog.js';
 import { recordingLogger } from '../helpers/sync.js';
@@ -46,7 +46,7 @@ describe("the state's log on a store whose listing lags behind its deletes", () 
   });
 
   it('refuses, in one sentence, to take a listed entry it cannot read for an empty log that would start the state over', async () => {
-    const objects = new BucketObjects(createBucketClient({ endpoint: proxy.endpoint, region: '', forcePathStyle: true, partSizeMiB: 5 }), { bucket, prefix: 'lagging', url: `s3://${bucket}/lagging` }, recordingLogger().logger);
+    const objects = bucketStateStore(createBucketClient({ endpoint: proxy.endpoint, region: '', forcePathStyle: true, partSizeMiB: 5 }), { bucket, prefix: 'lagging', url: `s3://${bucket}/lagging` }, recordingLogger().logger, 5 * 1024 * 1024);
     const head = new StateLog(objects).head();
     await expect(head).rejects.toThrow(StateError);
     await expect(head).rejects.toThrow(

@@ -4,11 +4,10 @@ import { describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/db/open.js';
 import { logRecords, runCli } from '../helpers/cli.js';
 import { mirrorDiffAll } from '../helpers/sync.js';
-import { listKeys } from '../s3/helpers.js';
-import { useStateStore } from './stateStore.js';
+import { STORE_KINDS, useStateStore } from './stateStore.js';
 
-describe('a job without a volume (state.url)', () => {
-  const store = useStateStore({ seed: 27, size: 'small' });
+describe.each(STORE_KINDS)('a job without a volume (state.url in a %s)', (kind) => {
+  const store = useStateStore({ seed: 27, size: 'small' }, kind);
   const sim = () => store.sim();
 
   /** Each run in a folder of its own, as a job on a fresh container; small pages, so a whole read costs many requests and an incremental one few. */
@@ -50,7 +49,7 @@ describe('a job without a volume (state.url)', () => {
     const first = await freshRun(['sync']).run();
     expect(first.code, first.stderr).toBe(0);
     const firstRequests = sim().stats().requests - requestsBefore;
-    expect(await listKeys(store.client, store.bucket(), 'program-a/state/dumps/')).toHaveLength(1);
+    expect(await store.listKeys('program-a/state/dumps/')).toHaveLength(1);
 
     const customer = (sim().truth('customers') as Array<{ merchant_id: string; blocked: boolean }>).find((c) => !c.blocked)!;
     const queued = await freshRun(['queue', 'add-points', '--customer', customer.merchant_id, '--points', '40', '--reason', 'state test']).run();

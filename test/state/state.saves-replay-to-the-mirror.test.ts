@@ -2,12 +2,13 @@ import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createBucketClient } from '../../src/bucket/client.js';
-import { BucketObjects } from '../../src/bucket/objects.js';
+import { bucketStateStore, type BucketStateStore } from '../../src/state/store/bucketStateStore.js';
 import { openDatabase, type Db } from '../../src/db/open.js';
 import { installChangeTracking, UNSAVED_TABLES } from '../../src/state/changeTracking.js';
 import { LOG_FORMAT, type LogEntry, type StateManifest } from '../../src/state/leaseLog.js';
 import { FANOUT } from '../../src/state/planSave.js';
 import { restoreMirror } from '../../src/state/restoreMirror.js';
+import { MirrorFile } from '../../src/state/mirrorFile.js';
 import { prepareSave } from '../../src/state/saveState.js';
 import { recordingLogger } from '../helpers/sync.js';
 import { freshMirror, tempDir } from '../helpers/tempDir.js';
@@ -30,12 +31,12 @@ function contents(db: Db): Record<string, unknown[]> {
 
 describe('saves of what changed, replayed on their base', () => {
   const client = storeClient();
-  let objects: BucketObjects;
+  let objects: BucketStateStore;
 
   beforeAll(async () => {
     useAwsEnv();
     const bucket = await newBucket(client);
-    objects = new BucketObjects(createBucketClient({ endpoint: '', region: '', forcePathStyle: true, partSizeMiB: 5 }), { bucket, prefix: 'replay', url: `s3://${bucket}/replay` }, recordingLogger().logger);
+    objects = bucketStateStore(createBucketClient({ endpoint: '', region: '', forcePathStyle: true, partSizeMiB: 5 }), { bucket, prefix: 'replay', url: `s3://${bucket}/replay` }, recordingLogger().logger, 5 * 1024 * 1024);
   });
   afterAll(() => client.destroy());
 
@@ -106,7 +107,7 @@ describe('saves of what changed, replayed on their base', () => {
     const checked = new Set([1, FANOUT, FANOUT + 1, saves]);
     for (let step = 1; step <= saves; step += 1) {
       change(step);
-      const saving = prepareSave(db, source.path, objects, manifest, 5 * 1024 * 1024);
+      const saving = prepareSave(db, MirrorFile.at(source.path), objects, manifest);
       // Changes made while a save uploads belong to the next save (not made before a save whose restore is compared).
       if (!checked.has(step)) change(step + 1000);
       const prepared = await saving;
@@ -124,7 +125,7 @@ describe('saves of what changed, replayed on their base', () => {
     db.prepare("UPDATE customers SET email = 'moved.' || email").run();
     for (let round = 0; round < 2; round += 1) {
       change(5000 + round);
-      const prepared = await prepareSave(db, source.path, objects, manifest, 5 * 1024 * 1024);
+      const prepared = await prepareSave(db, MirrorFile.at(source.path), objects, manifest);
       prepared.afterCommit(db);
       manifest = prepared.manifest;
       seq += 1;
@@ -148,7 +149,7 @@ describe('saves of what changed, replayed on their base', () => {
     })();
     source.db.prepare("INSERT INTO deep_refresh_absent (stream, id) VALUES ('orders', 7)").run();
     const save = async (db: Db, path: string, previous: StateManifest | null): Promise<StateManifest> => {
-      const prepared = await prepareSave(db, path, objects, previous, 5 * 1024 * 1024);
+      const prepared = await prepareSave(db, MirrorFile.at(path), objects, previous);
       prepared.afterCommit(db);
       return prepared.manifest;
     };

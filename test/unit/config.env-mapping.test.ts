@@ -26,6 +26,8 @@ const STRING_VALUES: Record<string, { valid: string; invalid?: string }> = {
   'schedule.verify': { valid: '0 5 * * *', invalid: 'never' },
   'runtime.metricsListen': { valid: '127.0.0.1:9464', invalid: 'port 9464' },
   'log.level': { valid: 'warn', invalid: 'loud' },
+  'program.timeZone': { valid: 'America/New_York', invalid: 'Mars/Olympus' },
+  'ledger.pointValue': { valid: '0.01', invalid: 'one cent' },
 };
 
 /** A valid value other than the default, as the environment writes it and as the config then holds it. */

@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { LOG_FORMAT, leaseVerdict, logPath, parseEntry, seqOfLogPath, type EntryKind, type LogEntry } from '../../src/state/leaseLog.js';
 import { FANOUT, planSave } from '../../src/state/planSave.js';
-import { ORPHAN_AGE_MS, orphanDumps } from '../../src/state/saveState.js';
 import type { StateManifest } from '../../src/state/leaseLog.js';
 import type { StoredSegment } from '../../src/state/dumpFormat.js';
 
@@ -79,24 +78,5 @@ describe('what a save writes', () => {
   it('writes a new base once the segments hold more than half the base', () => {
     expect(planSave(manifest([segment(0, 10, 11, 400_000)]), 11).kind).toBe('segment');
     expect(planSave(manifest([segment(1, 10, 18, 400_000), segment(0, 18, 19, 100_001)]), 11)).toEqual({ kind: 'base', reason: 'segments-outgrew-base' });
-  });
-});
-
-describe('which dumps a run removes', () => {
-  it('removes only old dumps no manifest names, and keeps undated ones', () => {
-    const manifest: StateManifest = {
-      stateId: 's', epoch: 9, savedAt: '', schemaVersion: 11, mirrorBytes: 0,
-      base: { path: 'state/dumps/base', bytes: 1, sha256: '', rows: 1, epoch: 5 },
-      segments: [{ path: 'state/dumps/seg', bytes: 1, sha256: '', rows: 1, epoch: 9, fromEpoch: 5, level: 0 }],
-    };
-    const old = T0 - ORPHAN_AGE_MS - 1;
-    const listed = [
-      { path: 'state/dumps/base', modifiedMs: old },
-      { path: 'state/dumps/seg', modifiedMs: old },
-      { path: 'state/dumps/fenced-off', modifiedMs: old },
-      { path: 'state/dumps/just-uploaded', modifiedMs: T0 - 1000 },
-      { path: 'state/dumps/undated', modifiedMs: 0 },
-    ];
-    expect(orphanDumps(listed, manifest, T0)).toEqual(['state/dumps/fenced-off']);
   });
 });

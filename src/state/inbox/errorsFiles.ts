@@ -1,4 +1,4 @@
-import type { BucketObjects } from '../../bucket/objects.js';
+import type { StateStore } from '../store/stateStore.js';
 import type { Db } from '../../db/open.js';
 import { errorsPath } from './layout.js';
 import { sha256Hex } from './sha256.js';
@@ -15,7 +15,7 @@ interface NameWithErrors {
  * and removes the errors file of a name whose bytes were replaced by ones that imported. What was written
  * is recorded only once the store accepted it, so a failed write is tried again by the next run.
  */
-export async function writeErrorsFiles(db: Db, objects: BucketObjects): Promise<void> {
+export async function writeErrorsFiles(db: Db, objects: StateStore): Promise<void> {
   const names = db
     .prepare(
       `SELECT n.kind, n.name, f.errors, n.errors_sha256 AS errorsSha256
@@ -34,7 +34,7 @@ export async function writeErrorsFiles(db: Db, objects: BucketObjects): Promise<
     const body = Buffer.from(place.errors, 'utf8');
     const digest = sha256Hex(body);
     if (digest === place.errorsSha256) continue;
-    await objects.putBytes(errorsPath(place), body, digest, { ContentType: 'text/plain; charset=utf-8' });
+    await objects.putBytes(errorsPath(place), body, digest, 'text/plain; charset=utf-8');
     record.run(digest, place.kind, place.name);
   }
 }

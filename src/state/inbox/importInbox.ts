@@ -1,4 +1,4 @@
-import type { BucketObjects } from '../../bucket/objects.js';
+import type { StateStore } from '../store/stateStore.js';
 import type { Db } from '../../db/open.js';
 import type { Logger } from '../../log.js';
 import { writeErrorsFiles } from './errorsFiles.js';
@@ -26,7 +26,7 @@ export interface InboxReport {
  * it new or changed; a name replaced with other bytes is a new file, and the same bytes under another name
  * are the file already imported. `now` times the queued jobs, as `queue import` does.
  */
-export async function importInbox(db: Db, objects: BucketObjects, logger: Logger, now: Date = new Date()): Promise<InboxReport> {
+export async function importInbox(db: Db, objects: StateStore, logger: Logger, now: Date = new Date()): Promise<InboxReport> {
   const report: InboxReport = { imported: [], queued: 0, refused: [], repeated: [], ignored: [] };
   const listed = (await objects.list(INBOX_FOLDER)).sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
   for (const object of listed) {

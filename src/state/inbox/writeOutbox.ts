@@ -1,4 +1,4 @@
-import type { BucketObjects } from '../../bucket/objects.js';
+import type { StateStore } from '../store/stateStore.js';
 import type { Db } from '../../db/open.js';
 import type { Logger } from '../../log.js';
 import { resultsPath } from './layout.js';
@@ -26,7 +26,7 @@ interface ImportedName {
  * resolved, a dead one retried). A run with nothing new writes nothing. The digest is recorded only once
  * the store accepted the file, so a failed write is tried again by the next run.
  */
-export async function writeOutbox(db: Db, objects: BucketObjects, logger: Logger): Promise<OutboxReport> {
+export async function writeOutbox(db: Db, objects: StateStore, logger: Logger): Promise<OutboxReport> {
   const names = db
     .prepare(
       `SELECT n.kind, n.name, n.file_id AS fileId, f.columns, n.results_sha256 AS resultsSha256
@@ -47,7 +47,7 @@ export async function writeOutbox(db: Db, objects: BucketObjects, logger: Logger
     const digest = sha256Hex(body);
     if (digest === place.resultsSha256) continue;
     const path = resultsPath(place);
-    await objects.putBytes(path, body, digest, { ContentType: 'text/csv; charset=utf-8' });
+    await objects.putBytes(path, body, digest, 'text/csv; charset=utf-8');
     record.run(digest, new Date().toISOString(), place.kind, place.name, place.fileId);
     report.written.push(path);
   }

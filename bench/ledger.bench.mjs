@@ -1,0 +1,103 @@
+// The points ledger on the 1,000,000-row transactions mirror (the export bench's, built once in .bench-data):
+//   a full build of the three model tables next to one `sqlite3` GROUP BY of the transactions by day (target <= 3x);
+//   the update after a typical day's sync (a day's worth of new transactions) next to the full build (target <= 5%);
+//   peak memory (maxRSS of a child process running the full build) at 250k and 1M transactions (target: flat).
+// Run after `npm run build`: BENCH=ledger npm run bench, or node bench/ledger.bench.mjs
+import { spawnSync } from 'node:child_process';
+import { copyFileSync, mkdirSync, rmSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { buildMirror, COLUMNS, transactionRecord } from './transactionsMirror.mjs';
+
+const ROOT = resolve('.bench-data/ledger');
+const LARGE = 1_000_000;
+const SMALL = 250_000;
+/** The bench mirror spreads one transaction every 7 s: a day holds about 12,300 of them. */
+const DAY_OF_TRANSACTIONS = Math.round(86_400 / 7);
+const SETTINGS = { timeZone: 'America/New_York', pointValue: '0.01' };
+
+if (process.argv[2] === '--child') {
+  await child(process.argv[3], process.argv[4]);
+} else {
+  await main();
+}
+
+/** In this process: `full` builds the tables whole; `update` adds a day of transactions, then updates them. */
+async function child(dbPath, mode) {
+  const { openDatabase } = await import('../dist/db/open.js');
+  const { updateLedger } = await import('../dist/ledger/updateLedger.js');
+  const db = openDatabase(dbPath);
+  let ms;
+  let rebuiltFrom;
+  if (mode === 'full') {
+    // The mirror was filled by direct inserts: its change counter must cover their _change_seq, as a sync's does.
+    db.prepare('UPDATE change_counter SET value = max(value, (SELECT coalesce(max(_change_seq), 0) FROM transactions)) WHERE id = 1').run();
+    db.prepare('DELETE FROM ledger_state').run();
+    const start = performance.now();
+    rebuiltFrom = updateLedger(db, SETTINGS, new Date()).rebuiltFrom;
+    ms = performance.now() - start;
+  } else {
+    addDay(db);
+    const start = performance.now();
+    rebuiltFrom = updateLedger(db, SETTINGS, new Date()).rebuiltFrom;
+    ms = performance.now() - start;
+  }
+  const rows = db.prepare('SELECT (SELECT count(*) FROM points_ledger_daily) AS days, (SELECT count(*) FROM customer_points_daily) AS customerDays').get();
+  db.close();
+  process.stdout.write(JSON.stringify({ ms, maxRssMb: process.resourceUsage().maxRSS / 1024, rebuiltFrom, ...rows }));
+}
+
+/** A typical day's sync: the day after the newest transaction brings DAY_OF_TRANSACTIONS new ones, in one change. */
+function addDay(db) {
+  const last = db.prepare('SELECT max(id) AS id, max(created_at) AS at FROM transactions').get();
+  const seq = db.prepare('UPDATE change_counter SET value = value + 1 WHERE id = 1 RETURNING value').pluck().get();
+  const insert = db.prepare(`INSERT INTO transactions (${COLUMNS.join(', ')}) VALUES (${COLUMNS.map(() => '?').join(', ')})`);
+  const base = Date.parse(last.at);
+  db.transaction(() => {
+    for (let i = 1; i <= DAY_OF_TRANSACTIONS; i += 1) {
+      const id = last.id + i;
+      const record = transactionRecord(id, new Date(base + i * 7_000).toISOString());
+      const { customer, activity } = record;
+      insert.run(id, customer.id, customer.merchant_id, customer.email, record.points_approved, record.points_pending, record.resource, activity?.id ?? null, activity?.state ?? null, activity?.value ?? null, record.created_at, JSON.stringify(record), new Date().toISOString(), seq);
+    }
+  })();
+}
+
+function runChild(dbPath, mode) {
+  const result = spawnSync(process.execPath, [new URL(import.meta.url).pathname, '--child', dbPath, mode], { encoding: 'utf8', maxBuffer: 1 << 20 });
+  if (result.status !== 0) throw new Error(`ledger child (${mode}) failed: ${result.stderr}`);
+  return JSON.parse(result.stdout);
+}
+
+/** Milliseconds `sqlite3` takes for one GROUP BY of the transactions by (UTC) day. */
+function timeSqliteGroupBy(dbPath) {
+  const start = performance.now();
+  const result = spawnSync('sqlite3', [dbPath, 'SELECT substr(created_at, 1, 10) AS day, sum(points_approved), sum(points_pending), count(*) FROM transactions GROUP BY day'], { encoding: 'utf8', maxBuffer: 1 << 24 });
+  const ms = performance.now() - start;
+  if (result.status !== 0) throw new Error(`sqlite3 failed: ${result.stderr}`);
+  return ms;
+}
+
+async function main() {
+  mkdirSync(ROOT, { recursive: true });
+  const source = resolve('.bench-data/export/tx-1m.db');
+  mkdirSync(resolve('.bench-data/export'), { recursive: true });
+  await buildMirror(source, LARGE);
+  const small = join(ROOT, 'transactions-250k.db');
+  await buildMirror(small, SMALL);
+
+  const work = join(ROOT, 'ledger-1m.db');
+  rmSync(work, { force: true });
+  copyFileSync(source, work);
+  const query = Math.min(timeSqliteGroupBy(work), timeSqliteGroupBy(work));
+  const full = runChild(work, 'full');
+  const update = runChild(work, 'update');
+  const smallFull = runChild(small, 'full');
+
+  const ratio = full.ms / query;
+  const share = update.ms / full.ms;
+  console.log(`sqlite3 GROUP BY day over ${LARGE.toLocaleString('en-US')} transactions: ${query.toFixed(0)} ms`);
+  console.log(`full build (${full.days} days, ${full.customerDays.toLocaleString('en-US')} customer-days): ${full.ms.toFixed(0)} ms = ${ratio.toFixed(2)}x the query (target <= 3x) ${ratio <= 3 ? 'ok' : 'MISSED'}`);
+  console.log(`update after a day of ${DAY_OF_TRANSACTIONS.toLocaleString('en-US')} transactions (from ${JSON.stringify(update.rebuiltFrom)}): ${update.ms.toFixed(0)} ms = ${(share * 100).toFixed(1)}% of the full build (target <= 5%) ${share <= 0.05 ? 'ok' : 'MISSED'}`);
+  console.log(`peak memory of a full build: ${smallFull.maxRssMb.toFixed(0)} MB at ${SMALL.toLocaleString('en-US')}, ${full.maxRssMb.toFixed(0)} MB at ${LARGE.toLocaleString('en-US')} (${(full.maxRssMb / smallFull.maxRssMb).toFixed(2)}x; target: flat)`);
+  rmSync(work, { force: true });
+}

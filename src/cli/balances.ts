@@ -1,0 +1,64 @@
+import { balancesAsOf, ledgerBuilt, type BalanceAsOf } from '../ledger/balancesAsOf.js';
+import { isCalendarDay } from '../ledger/localDay.js';
+import { parseCommandArgs, parseIntegerFlag } from './args.js';
+import { readMirror, type CommandContext } from './context.js';
+import { EXIT_FAILED, EXIT_OK, UsageError } from './errors.js';
+
+const USAGE = `Usage: loyalty-sync balances --as-of DATE [--customer ID] [--format csv|json]
+
+Every customer's approved and pending points at the end of DATE (YYYY-MM-DD, a day in
+program.timeZone), from the points ledger in the mirror (customer_points_daily): each customer's
+last row on or before that day; 0 for a customer without a transaction by then.
+
+Options:
+  --as-of DATE     the day, YYYY-MM-DD
+  --customer ID    only this customer (the service's customer id)
+  --format F       csv (default) or json
+  --help           show this help
+
+Reads the mirror only (it may be read-only). Exit codes: 0 printed; 1 the mirror is missing or its
+ledger was never built (run loyalty-sync sync); 2 bad usage, or a customer the mirror does not hold.
+`;
+
+const COLUMNS = ['customer_id', 'merchant_id', 'approved', 'pending', 'last_movement_day'] as const;
+
+export async function balancesCommand(argv: string[], ctx: CommandContext): Promise<number> {
+  const { values } = parseCommandArgs('balances', argv, {
+    'as-of': { type: 'string' },
+    customer: { type: 'string' },
+    format: { type: 'string' },
+    help: { type: 'boolean', short: 'h' },
+  });
+  if (values.help) {
+    ctx.stdout.write(USAGE);
+    return EXIT_OK;
+  }
+  const asOf = values['as-of'];
+  if (asOf === undefined) throw new UsageError('balances: --as-of DATE is required (a day such as 2026-03-31).');
+  if (!isCalendarDay(asOf)) throw new UsageError(`--as-of is "${asOf}"; expected a calendar date written YYYY-MM-DD, such as 2026-03-31.`);
+  const format = values.format ?? 'csv';
+  if (format !== 'csv' && format !== 'json') throw new UsageError(`--format is "${format}"; expected csv or json.`);
+  const customer = values.customer === undefined ? undefined : parseIntegerFlag('customer', values.customer, 1);
+
+  const db = readMirror(ctx);
+  try {
+    if (!ledgerBuilt(db)) {
+      ctx.stderr.write(`The mirror ${ctx.config.db.path} holds no points ledger yet; run loyalty-sync sync to build it.\n`);
+      return EXIT_FAILED;
+    }
+    const rows = balancesAsOf(db, asOf, customer);
+    if (customer !== undefined && rows.length === 0) throw new UsageError(`--customer is ${customer}; the mirror holds no customer with that id.`);
+    ctx.stdout.write(format === 'json' ? `${JSON.stringify({ as_of: asOf, balances: rows })}\n` : toCsv(rows));
+    return EXIT_OK;
+  } finally {
+    db.close();
+  }
+}
+
+function toCsv(rows: readonly BalanceAsOf[]): string {
+  const field = (value: string | number | null): string => {
+    const text = value === null ? '' : String(value);
+    return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
+  };
+  return [COLUMNS.join(','), ...rows.map((row) => COLUMNS.map((column) => field(row[column])).join(','))].map((line) => `${line}\n`).join('');
+}

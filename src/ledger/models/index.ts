@@ -1,0 +1,14 @@
+import { customerPointsDaily } from './customerPointsDaily.js';
+import { pointsLedgerDaily } from './pointsLedgerDaily.js';
+import { programMetricsDaily } from './programMetricsDaily.js';
+import type { ModelDefinition } from './types.js';
+
+export type { BuildContext, ModelColumn, ModelColumnType, ModelDefinition } from './types.js';
+
+/**
+ * The model tables in build order: each may read the ones before it (the ledger counts customers from
+ * customer_points_daily; the metrics read both).
+ */
+export const MODELS: readonly ModelDefinition[] = [customerPointsDaily, pointsLedgerDaily, programMetricsDaily];
+
+export const MODEL_NAMES = MODELS.map((model) => model.name);
