@@ -39,6 +39,8 @@ export interface CreateLoggerOptions {
   destination?: DestinationStream;
   /** Human-readable lines; by default only when stderr is a terminal and no destination is given. */
   pretty?: boolean;
+  /** Records (by their fields) the caller tells the reader of its own, in words, instead: they are not logged. */
+  mute?: (fields: Record<string, unknown>) => boolean;
 }
 
 /**
@@ -61,6 +63,8 @@ export function createLogger(options: CreateLoggerOptions): Logger {
     },
     hooks: {
       logMethod(this: Logger, args: Parameters<Logger['info']>, method: (...a: Parameters<Logger['info']>) => void) {
+        const fields: unknown = args[0];
+        if (options.mute !== undefined && typeof fields === 'object' && fields !== null && options.mute(fields as Record<string, unknown>)) return;
         method.apply(this, args.map((arg) => (typeof arg === 'string' ? redact(arg) : arg)) as Parameters<Logger['info']>);
       },
     },

@@ -20,10 +20,13 @@ Options:
   --stream NAME  sync only this stream (repeatable): ${STREAM_NAMES.join(', ')}
   --full         forget the checkpoints and re-read everything
   --refresh      re-read the lookback windows (customers, activities, orders) now, even if not due
-  --deep         read orders and activities whole now, to the end (a deep refresh): the API cannot say
-                 which old ones changed, so this is how a refund or an approval months on is seen, and
-                 rows the API no longer has are marked removed. A deep refresh that an interrupted run
-                 left unfinished is finished rather than begun again. Without --deep, a sync reads up to
+  --deep         after the passes of a plain sync (every stream's new rows, and the lookback refresh when
+                 due; add --refresh to run it now), read orders and activities whole, to the end (a deep
+                 refresh): the API cannot say which old ones changed, so this is how a refund or an
+                 approval months on is seen, and rows the API no longer has (on no page of the refresh)
+                 are marked removed. Orders and activities read whole cover their lookback windows, so
+                 their lines say "refreshed". A deep refresh that an interrupted run left unfinished is
+                 finished rather than begun again. Without --deep, a sync reads up to
                  sync.deepRefreshPagesPerRun pages of a deep refresh per stream when one is under way or
                  due (every sync.deepRefreshIntervalHours), going on from its checkpoint next time
   --accept-removals

@@ -5,6 +5,8 @@ import type { ByteSink } from '../bucket/byteSink.js';
 export interface CsvBatch {
   rows: number;
   bytes: Uint8Array;
+  /** The batch's values of the checks asked for with it (Snapshot.csvBatches), in their order. */
+  checks: readonly unknown[];
 }
 
 export interface CsvOptions {

@@ -43,11 +43,14 @@ export class Snapshot {
    * The rows to export in storage order, each turned into a line by the SQL `lineExpression`, `batchRows`
    * lines at a time as one UTF-8 byte string. Text SQLite holds that is not valid UTF-8 (half a surrogate
    * pair from JSON) is decoded with U+FFFD, as reading it as a JS string would, so files are always UTF-8.
+   * `checks` are SQL aggregates computed over each batch's rows in the same read (`CsvBatch.checks`), so
+   * what a file's values allow is learnt without a second pass over the table.
    */
-  *csvBatches(table: string, afterChangeSeq: number | null, lineExpression: string, batchRows: number): Generator<CsvBatch> {
-    for (const { length, cells } of readRowidBatches(this.db, table, `CAST(group_concat(${lineExpression}, '') AS BLOB)`, afterChangeSeq, batchRows)) {
+  *csvBatches(table: string, afterChangeSeq: number | null, lineExpression: string, batchRows: number, checks: readonly string[] = []): Generator<CsvBatch> {
+    const selectList = [`CAST(group_concat(${lineExpression}, '') AS BLOB)`, ...checks].join(', ');
+    for (const { length, cells } of readRowidBatches(this.db, table, selectList, afterChangeSeq, batchRows)) {
       const bytes = cells[0] as Buffer;
-      yield { rows: length, bytes: isUtf8(bytes) ? bytes : Buffer.from(new TextDecoder().decode(bytes)) };
+      yield { rows: length, bytes: isUtf8(bytes) ? bytes : Buffer.from(new TextDecoder().decode(bytes)), checks: cells.slice(1) };
     }
   }
 

@@ -2,8 +2,8 @@ import { join } from 'node:path';
 import type { Config, SnapshotFormat } from '../config.js';
 import { parquetCreatedBy } from '../version.js';
 import { parquetColumns } from './arrowColumns.js';
-import { loaderTypesOf, readableTimestampColumns, type CsvLoaderTypes } from './csvLoaderTypes.js';
-import { csvLineSql, writeCsv } from './csvWriter.js';
+import { loaderTypesOf, ReadableTimestamps, type CsvLoaderTypes } from './csvLoaderTypes.js';
+import { csvLineSql, writeCsv, type CsvBatch } from './csvWriter.js';
 import { fitsMoneyDecimal } from './decimal.js';
 import type { ByteSink } from '../bucket/byteSink.js';
 import { FileSink } from './fileSink.js';
@@ -65,12 +65,13 @@ export async function writeTableFile(snapshot: Snapshot, schema: TableSchema, fo
     let loaderTypes: CsvLoaderTypes | undefined;
     if (format === 'csv') {
       const line = csvLineSql(schema.columns, { formulaGuard: context.config.export.csvFormulaGuard });
-      count = await writeCsv(snapshot.csvBatches(schema.table, context.since, line, CSV_BATCH_ROWS), schema.columns, sink, context.signal);
+      const timestamps = new ReadableTimestamps(schema.columns.filter((column) => column.type === 'timestamp').map((column) => column.name));
+      const batches = snapshot.csvBatches(schema.table, context.since, line, CSV_BATCH_ROWS, timestamps.aggregates());
+      count = await writeCsv(noting(batches, timestamps), schema.columns, sink, context.signal);
       columns = schema.columns.map(({ name, type }) => ({ name, type }));
-      const timestamps = schema.columns.filter((column) => column.type === 'timestamp').map((column) => column.name);
       loaderTypes = loaderTypesOf(schema.columns, {
         moneyFits: (column) => moneyFits(snapshot, schema.table, column, context.since),
-        readableTimestamps: readableTimestampColumns(snapshot, schema.table, timestamps, context.since),
+        readableTimestamps: timestamps.columns(),
       });
     } else {
       const plan = parquetColumns(schema.columns, (column) => moneyFits(snapshot, schema.table, column, context.since));
@@ -100,6 +101,14 @@ export async function writeTableFile(snapshot: Snapshot, schema: TableSchema, fo
   } catch (error) {
     await Promise.all([sink.discard(), copy?.abort()]);
     throw new Error(`writing ${path}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+  }
+}
+
+/** The batches, each told to `timestamps` as it passes on to the writer. */
+function* noting(batches: Iterable<CsvBatch>, timestamps: ReadableTimestamps): Generator<CsvBatch> {
+  for (const batch of batches) {
+    timestamps.note(batch.checks);
+    yield batch;
   }
 }
 

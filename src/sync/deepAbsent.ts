@@ -5,9 +5,11 @@ import { IdSpans } from './idSpans.js';
 
 /**
  * What a deep refresh learns of rows the API no longer has. A page covers the ids from its smallest to its
- * largest; a mirror row inside that span that the page did not return is noted absent, unless another page
- * returns it (pages need not hold disjoint spans: a list ordered by time interleaves late-visible ids). Ids
- * only grow, so a row created after a span was read never falls inside it. Call inside the group's transaction.
+ * largest; a mirror row inside that span that the page did not return is noted absent. Pages need not hold
+ * disjoint spans (a list ordered by time interleaves late-visible ids), so a page judges only the ground no
+ * earlier page covered: inside an earlier span a row was either returned, and is present whatever later
+ * pages' spans cover, or already noted. A page that returns a noted row un-notes it. Ids only grow, so a row
+ * created after a span was read never falls inside it. Call inside the group's transaction.
  */
 export function noteAbsentRows(db: Db, stream: StreamDefinition, items: readonly ApiRecord[], spans: IdSpans): void {
   const ids = items.map((item) => item.id).filter((id): id is number => typeof id === 'number');
@@ -18,18 +20,25 @@ export function noteAbsentRows(db: Db, stream: StreamDefinition, items: readonly
     if (id < low) low = id;
     if (id > high) high = id;
   }
-  spans.add(low, high);
   const returned = new Set(ids);
-  // Rows noted absent by an earlier page that this one returns are not absent after all.
   const noted = db.prepare('SELECT id FROM deep_refresh_absent WHERE stream = ? AND id BETWEEN ? AND ?').pluck().all(stream.name, low, high) as number[];
   const unnote = db.prepare('DELETE FROM deep_refresh_absent WHERE stream = ? AND id = ?');
   for (const id of noted) if (returned.has(id)) unnote.run(stream.name, id);
-  // Every returned id was just stored, so the span holds exactly the page's ids unless some stored row is absent.
-  const stored = db.prepare(`SELECT count(*) FROM ${stream.name} WHERE id BETWEEN ? AND ? AND _removed_at IS NULL`).pluck().get(low, high) as number;
-  if (stored <= returned.size) return;
+  const fresh = spans.uncovered(low, high);
+  spans.add(low, high);
+  for (const [from, to] of fresh) noteUnreturned(db, stream, from, to, returned);
+}
+
+/** Notes the present mirror rows in [from, to] that the page did not return. */
+function noteUnreturned(db: Db, stream: StreamDefinition, from: number, to: number, returned: ReadonlySet<number>): void {
+  // Every returned id was just stored, so the interval holds exactly the page's ids unless some stored row is absent.
+  const stored = db.prepare(`SELECT count(*) FROM ${stream.name} WHERE id BETWEEN ? AND ? AND _removed_at IS NULL`).pluck().get(from, to) as number;
+  let returnedInside = 0;
+  for (const id of returned) if (id >= from && id <= to) returnedInside += 1;
+  if (stored <= returnedInside) return;
   const note = db.prepare('INSERT INTO deep_refresh_absent (stream, id) VALUES (?, ?) ON CONFLICT DO NOTHING');
-  const inSpan = db.prepare(`SELECT id FROM ${stream.name} WHERE id BETWEEN ? AND ? AND _removed_at IS NULL`).pluck().all(low, high) as number[];
-  for (const id of inSpan) if (!returned.has(id)) note.run(stream.name, id);
+  const inInterval = db.prepare(`SELECT id FROM ${stream.name} WHERE id BETWEEN ? AND ? AND _removed_at IS NULL`).pluck().all(from, to) as number[];
+  for (const id of inInterval) if (!returned.has(id)) note.run(stream.name, id);
 }
 
 /**

@@ -36,6 +36,26 @@ export class IdSpans {
     this.#spans.splice(0, this.#spans.length, ...kept);
   }
 
+  /**
+   * The parts of [low, high] no span covers yet, in order, as closed intervals: the ground a new page is
+   * the first to vouch for.
+   */
+  uncovered(low: number, high: number): Array<[number, number]> {
+    const last = this.#spans.at(-1);
+    if (last === undefined || low > last[1]) return [[low, high]];
+    const parts: Array<[number, number]> = [];
+    let from = low;
+    for (const [spanLow, spanHigh] of this.#spans) {
+      if (spanHigh < from) continue;
+      if (spanLow > high) break;
+      if (spanLow > from) parts.push([from, spanLow - 1]);
+      from = spanHigh + 1;
+      if (from > high) return parts;
+    }
+    parts.push([from, high]);
+    return parts;
+  }
+
   covers(id: number): boolean {
     let low = 0;
     let high = this.#spans.length - 1;

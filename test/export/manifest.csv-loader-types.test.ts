@@ -1,10 +1,11 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Db } from '../../src/db/open.js';
+import { openDatabase, type Db } from '../../src/db/open.js';
 import { toUnscaled } from '../../src/export/decimal.js';
 import { runExport, type Manifest, type ManifestFile } from '../../src/export/index.js';
-import { duckdb, exportConfig, fillMirror, query, silentLogger, tempDir } from './helpers.js';
+import { apiTransaction } from '../helpers/sync.js';
+import { duckdb, exportConfig, fillMirror, query, silentLogger, tempDir, upsert } from './helpers.js';
 
 /** A money amount the API's decimal text allows and DECIMAL(18,2) does not hold (17 integer digits, 3 decimals). */
 const HUGE_TOTAL = '12345678901234567.125';
@@ -103,5 +104,28 @@ describe("a CSV file's loader types in the manifest", () => {
     const expected = Object.entries(csvOf('transactions').duckdbTypes ?? {}).map(([name, type]) => [name, type.replace('TIMESTAMPTZ', 'TIMESTAMP WITH TIME ZONE')]);
     expect(described.map((row) => [row.column_name, row.column_type])).toEqual(expected);
     expect(expected).toContainEqual(['customer_merchant_id', 'VARCHAR']);
+  });
+});
+
+describe("the loader types of a CSV file read in several batches", () => {
+  it('keep a timestamp column as text when any batch holds a value a loader cannot read: the first, or the last', async () => {
+    const dir = tempDir();
+    try {
+      const config = exportConfig(dir);
+      const db = openDatabase(config.db.path);
+      // 5,000 rows are three of the writer's batches (2,048 rows each).
+      const records = Array.from({ length: 5000 }, (_, i) => apiTransaction(i + 1, { created_at: new Date(Date.UTC(2026, 2, 1) + i * 1000).toISOString() }));
+      upsert(db, 'transactions', records, '2026-03-02T00:00:00.000Z');
+      db.prepare('UPDATE transactions SET created_at = ? WHERE id = 1').run(ODD_TIME);
+      db.prepare('UPDATE transactions SET _synced_at = ? WHERE id = 5000').run(ODD_TIME);
+      const report = await runExport({ db, config, logger: silentLogger, formats: ['csv'], tables: ['transactions'] });
+      db.close();
+      const file = (JSON.parse(readFileSync(report.manifestPath, 'utf8')) as Manifest).files.find((entry) => entry.table === 'transactions')!;
+      expect(file.rows).toBe(5000);
+      expect([file.duckdbTypes?.created_at, file.duckdbTypes?._synced_at]).toEqual(['VARCHAR', 'VARCHAR']);
+      expect(file.bigquerySchema?.filter((field) => field.name === 'created_at' || field.name === '_synced_at').map((field) => field.type)).toEqual(['STRING', 'STRING']);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -25,6 +25,10 @@ describe('demo', () => {
     expect(result.stdout).toMatch(/^ok {3}sync: /m);
     expect(result.stdout).toMatch(/^ok {3}push: sent 3, succeeded 3/m);
     expect(result.stdout).toMatch(/^ok {3}export: /m);
+    // The simulated program drifts from the spec on purpose: a plain sentence after the summary says so, no log line.
+    expect(result.stderr).not.toContain('schema drift');
+    const note = /^ok {3}export: .*\n(note: .*)$/m.exec(result.stdout)?.[1];
+    expect(note, result.stdout).toMatch(/^note: the simulated API sends what its spec does not list \(.*customers field marketing_consent.*\), as live APIs do; .*nothing failed\.$/);
 
     const manifest = JSON.parse(readFileSync(join(dir, 'exports', 'manifests', 'latest.json'), 'utf8')) as { files: ManifestFile[] };
     const parquet = manifest.files.filter((file) => file.format === 'parquet');

@@ -99,12 +99,16 @@ describe('a Delta export at a path that holds something else', () => {
     }
   }
 
+  // Spark reads a boolean table property case-insensitively and trimmed: each of these makes the table append-only.
+  const appendOnly = (value: string): [string, (metaData: Record<string, unknown>) => Record<string, unknown>, RegExp] => [
+    `a table another engine made append-only (delta.appendOnly=${JSON.stringify(value)})`,
+    (metaData) => ({ ...metaData, configuration: { ...(metaData.configuration as Record<string, string>), 'delta.appendOnly': value } }),
+    /was made append-only by another engine \(delta\.appendOnly=true\), and loyalty-sync rewrites and deletes rows, so it commits nothing to it/,
+  ];
   const altered: Array<[string, (metaData: Record<string, unknown>) => Record<string, unknown>, RegExp]> = [
-    [
-      'a table another engine made append-only (delta.appendOnly=true)',
-      (metaData) => ({ ...metaData, configuration: { ...(metaData.configuration as Record<string, string>), 'delta.appendOnly': 'true' } }),
-      /was made append-only by another engine \(delta\.appendOnly=true\), and loyalty-sync rewrites and deletes rows, so it commits nothing to it/,
-    ],
+    appendOnly('true'),
+    appendOnly('TRUE'),
+    appendOnly(' true '),
     [
       'a table with column invariants (delta.invariants)',
       (metaData) => {
