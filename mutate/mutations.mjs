@@ -12,7 +12,7 @@ export default [
     id: 'deep-absent-notes-nothing',
     promise: 'A deep refresh notes the mirror rows inside a page’s id span that the page did not return, so they are marked removed.',
     file: 'src/sync/deepAbsent.ts',
-    find: '  if (stored <= returned.size) return;',
+    find: '  if (stored <= returnedInside) return;',
     replace: '  if (stored >= 0) return;',
     tests: ['test/sync/deepRefresh.slices-and-removals.test.ts'],
     testName: 'marks them removed',
@@ -302,8 +302,7 @@ export default [
     file: 'src/sync/deepAbsent.ts',
     find: '  for (const id of noted) if (returned.has(id)) unnote.run(stream.name, id);',
     replace: '  void noted;',
-    tests: [],
-    awaiting: 'the deep refresh test with overlapping pages (test/sync/, issue 33 item 3); the fix may move this line',
+    tests: ['test/sync/deepAbsent.overlapping-pages.test.ts', 'test/sync/deepRefresh.overlapping-pages.test.ts'],
   },
   {
     id: 'deep-absent-removes-other-streams-rows',
@@ -311,8 +310,8 @@ export default [
     file: 'src/sync/deepAbsent.ts',
     find: 'WHERE _removed_at IS NULL AND id IN (SELECT id FROM deep_refresh_absent WHERE stream = @stream)',
     replace: 'WHERE _removed_at IS NULL AND id IN (SELECT id FROM deep_refresh_absent WHERE @stream = @stream)',
-    tests: [],
-    awaiting: 'the deep refresh test of two streams with equal ids refreshed together (test/sync/, issue 33 item 3)',
+    tests: ['test/sync/deepRefresh.overlapping-pages.test.ts'],
+    testName: 'two streams sharing ids',
   },
   {
     id: 'delta-append-only-case-sensitive',
@@ -320,8 +319,7 @@ export default [
     file: 'src/export/delta/writeTable.ts',
     find: "['delta.appendOnly']?.trim().toLowerCase()",
     replace: "['delta.appendOnly']",
-    tests: [],
-    awaiting: 'the Delta refusal test with appendOnly as TRUE and " true " (test/export/delta/, issue 33 item 4)',
+    tests: ['test/export/delta/delta.refuses-foreign-tables.test.ts'],
   },
   {
     id: 'state-other-states-mirror-kept',
@@ -340,5 +338,22 @@ export default [
     replace: 'const verdict = leaseVerdict(head, Date.now(), this.holder.id);',
     tests: [],
     awaiting: 'the test of a store whose Date runs 10 minutes behind (test/state/, issue 33 item 4)',
+  },
+  // --- Issue 33's fixes ---
+  {
+    id: 'deep-absent-judges-covered-ground-again',
+    promise: 'A page of a deep refresh judges only the ground no earlier page covered, so a row an earlier page returned is never noted absent.',
+    file: 'src/sync/deepAbsent.ts',
+    find: '  const fresh = spans.uncovered(low, high);',
+    replace: '  const fresh: Array<[number, number]> = [[low, high]];',
+    tests: ['test/sync/deepAbsent.overlapping-pages.test.ts', 'test/sync/deepRefresh.overlapping-pages.test.ts'],
+  },
+  {
+    id: 'csv-loader-types-forget-a-batch',
+    promise: 'The CSV loader hints learn from every batch of the one read that writes the file: an unreadable timestamp in any batch keeps its column text.',
+    file: 'src/export/writeTableFile.ts',
+    find: 'timestamps.note(batch.checks);',
+    replace: 'void batch.checks;',
+    tests: ['test/export/manifest.csv-loader-types.test.ts'],
   },
 ];
