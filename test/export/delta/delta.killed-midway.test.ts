@@ -9,6 +9,7 @@ import { readDeltaTable } from '../../helpers/deltaTable.js';
 import { startCli } from '../../helpers/process.js';
 import { tempDir } from '../../helpers/tempDir.js';
 import { bigTransactionsMirror } from '../bigMirror.js';
+import { expectEngineReadsMirror } from './engineChecks.js';
 import { changeTransactions, commitVersionsOnDisk, contiguous, countInitialChange, deltaRows, liveMirrorRows } from './mirrorRows.js';
 
 const MIB = 1024 * 1024;
@@ -63,6 +64,7 @@ describe('a Delta export on disk killed with SIGKILL', () => {
       const contents = await readDeltaTable(root);
       expect(deltaRows(contents)).toEqual(liveMirrorRows(db, table));
       expect(commitVersionsOnDisk(root)).toEqual(contiguous(contents.state.version + 1));
+      expectEngineReadsMirror(db, table, root);
     }
   }
 
@@ -84,6 +86,7 @@ describe('a Delta export on disk killed with SIGKILL', () => {
     const contents = await readDeltaTable(transactions);
     expect(contents.state.version).toBe(previous + 1);
     expect(deltaRows(contents)).toEqual(after);
+    expectEngineReadsMirror(db, 'transactions', transactions);
     await nextExportCompletes();
     expect(commitVersionsOnDisk(transactions)).toEqual(contiguous(previous + 2));
   }, SLOW);
@@ -99,5 +102,6 @@ describe('a Delta export on disk killed with SIGKILL', () => {
     expect(result.code, result.stderr).toBe(0);
     expect(dataFiles()).toEqual(await active());
     expect(deltaRows(await readDeltaTable(transactions))).toEqual(liveMirrorRows(db, 'transactions'));
+    expectEngineReadsMirror(db, 'transactions', transactions, { dataFrom: commitVersionsOnDisk(transactions).at(-1) });
   }, SLOW);
 });
