@@ -10,7 +10,7 @@ import { exportConfig, fillMirror, silentLogger, tempDir, upsert } from '../help
 
 /**
  * The engine checks are only worth having if a table the kernel cannot read fails them. Each case breaks
- * one part of a good table (12 versions, a checkpoint at 10) as a writer bug would, and the engine helper
+ * one part of a good table (versions 0 to 12, a checkpoint at 10) as a writer bug would, and the engine helper
  * must throw, naming the complaint (the kernel's DELTA_KERNEL_ERROR for the log and checkpoint, the Parquet
  * reader's for a data file), so a broken table cannot pass the engine checks silently.
  */
