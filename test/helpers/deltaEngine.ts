@@ -76,12 +76,11 @@ function source(root: string): string {
 }
 
 /**
- * Every value as exact text in JSON: 64-bit integers and decimals quoted, DateTime64 as seconds since the
- * epoch with all six decimals (so no time zone applies), and a version, when one is asked for, by the kernel's
- * time travel.
+ * Every value as exact text in JSON: 64-bit integers and decimals quoted, DateTime64 in ISO 8601 in UTC with
+ * all its decimals, and a version, when one is asked for, by the kernel's time travel.
  */
 function settings(version?: number): string {
-  const exact = "date_time_output_format = 'unix_timestamp', output_format_json_quote_64bit_integers = 1, output_format_json_quote_decimals = 1, session_timezone = 'UTC'";
+  const exact = "date_time_output_format = 'iso', output_format_json_quote_64bit_integers = 1, output_format_json_quote_decimals = 1, session_timezone = 'UTC'";
   return `SETTINGS ${exact}${version === undefined ? '' : `, delta_lake_snapshot_version = ${version}`}`;
 }
 
@@ -96,18 +95,20 @@ export function baseType(type: string): string {
   return wrapped === null ? type : baseType(wrapped[1]);
 }
 
-/** `-315619199.876544` (seconds, as date_time_output_format = 'unix_timestamp' writes a DateTime64) as microseconds. */
-function secondsToMicros(text: string): bigint {
-  const match = /^(-?)(\d+)(?:\.(\d{1,6}))?$/.exec(text);
-  if (match === null) throw new Error(`the engine wrote the timestamp ${text}, not seconds since the epoch`);
-  const micros = BigInt(match[2]) * 1_000_000n + BigInt((match[3] ?? '').padEnd(6, '0'));
-  return match[1] === '-' ? -micros : micros;
+/**
+ * `1969-12-31T23:59:59.999999Z` (a DateTime64 as date_time_output_format = 'iso' writes it) as microseconds
+ * since the epoch. Not 'unix_timestamp': chdb 3.4.0 writes an instant less than a second before the epoch
+ * as `0.00000/`.
+ */
+function isoToMicros(text: string): bigint {
+  const match = /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2})(?:\.(\d{1,6}))?Z$/.exec(text);
+  if (match === null) throw new Error(`the engine wrote the timestamp ${text}, not an ISO 8601 UTC instant`);
+  return BigInt(Date.parse(`${match[1]}Z`)) * 1000n + BigInt((match[2] ?? '').padEnd(6, '0'));
 }
 
 function convert(type: string): (value: unknown) => EngineValue {
   const kind = baseType(type);
-  if (kind.startsWith('DateTime64')) return (value) => (value === null ? null : secondsToMicros(String(value)));
-  if (kind.startsWith('DateTime')) return (value) => (value === null ? null : BigInt(String(value)) * 1_000_000n);
+  if (kind.startsWith('DateTime')) return (value) => (value === null ? null : isoToMicros(String(value)));
   if (/^U?Int\d+$/.test(kind)) return (value) => (value === null ? null : BigInt(String(value)));
   if (kind === 'Bool') return (value) => (value === null ? null : value === true);
   if (kind.startsWith('Float')) return (value) => (value === null ? null : Number(value));
