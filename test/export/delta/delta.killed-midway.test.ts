@@ -64,8 +64,10 @@ describe('a Delta export on disk killed with SIGKILL', () => {
       const contents = await readDeltaTable(root);
       expect(deltaRows(contents)).toEqual(liveMirrorRows(db, table));
       expect(commitVersionsOnDisk(root)).toEqual(contiguous(contents.state.version + 1));
-      expectEngineReadsMirror(db, table, root);
     }
+    // One table by the engine (600,000 rows through it would take minutes more): it opens every version the
+    // killed runs left, the one committed before a kill among them.
+    expectEngineReadsMirror(db, 'transactions', transactions);
   }
 
   it('killed while a data file is written: no version is visible, and the next export writes the whole table', async () => {
@@ -86,7 +88,6 @@ describe('a Delta export on disk killed with SIGKILL', () => {
     const contents = await readDeltaTable(transactions);
     expect(contents.state.version).toBe(previous + 1);
     expect(deltaRows(contents)).toEqual(after);
-    expectEngineReadsMirror(db, 'transactions', transactions);
     await nextExportCompletes();
     expect(commitVersionsOnDisk(transactions)).toEqual(contiguous(previous + 2));
   }, SLOW);
