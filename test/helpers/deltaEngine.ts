@@ -26,7 +26,7 @@ export type EngineValue =
 
 export interface EngineColumn {
   name: string;
-  /** ClickHouse's type, as DESCRIBE gives it: `Nullable(Int64)`, `Nullable(DateTime64(6))`, `Nullable(Bool)`… */
+  /** ClickHouse's type of it: `Nullable(Int64)`, `Nullable(DateTime64(6))`, `Nullable(Bool)`, `Nullable(Date32)`… */
   type: string;
 }
 
@@ -47,7 +47,7 @@ export class DeltaEngineError extends Error {}
 
 const CHILD = fileURLToPath(new URL('./deltaEngineChild.cjs', import.meta.url));
 
-/** Runs the statements in one chdb process working from '/'; each answer is its JSONEachRow lines, or an error. */
+/** Runs the statements in one chdb process working from '/'; each answer is its output (in the format its FORMAT clause names), or an error. */
 function runStatements(statements: readonly string[]): Array<{ text: string } | { error: string }> {
   const output = execFileSync(process.execPath, [CHILD, inject('chdb')], {
     cwd: '/',
