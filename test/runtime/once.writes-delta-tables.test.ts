@@ -4,6 +4,7 @@ import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { STREAM_NAMES } from '../../src/config.js';
 import { startSimulator, type SimulatorHandle } from '../../src/simulator/index.js';
+import { expectEngineReadsMirror } from '../export/delta/engineChecks.js';
 import { deltaRows, liveMirrorRows } from '../export/delta/mirrorRows.js';
 import { readDeltaTable } from '../helpers/deltaTable.js';
 import { parseSamples, sumOf } from '../helpers/exposition.js';
@@ -32,6 +33,7 @@ describe('once with delta in export.formats', () => {
         const expected = liveMirrorRows(mirror, stream);
         expect(expected.length, stream).toBeGreaterThan(0);
         expect(deltaRows(await readDeltaTable(join(dir, 'exports', 'delta', stream))), stream).toEqual(expected);
+        expectEngineReadsMirror(mirror, stream, join(dir, 'exports', 'delta', stream));
       }
       const samples = parseSamples(readFileSync(metricsFile, 'utf8'));
       const transactions = mirror.prepare('SELECT count(*) FROM transactions').pluck().get() as number;

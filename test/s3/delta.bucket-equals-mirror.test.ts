@@ -8,7 +8,9 @@ import { BucketDeltaStore } from '../../src/export/delta/bucketStore.js';
 import { runExport } from '../../src/export/index.js';
 import { parseBucketPlace } from '../../src/bucket/place.js';
 import { exportConfig, fillMirror, silentLogger, tempDir, upsert } from '../export/helpers.js';
+import { expectEngineReadsMirror } from '../export/delta/engineChecks.js';
 import { deltaRows, liveMirrorRows } from '../export/delta/mirrorRows.js';
+import { localCopy } from '../helpers/deltaEngine.js';
 import { readDeltaTable } from '../helpers/deltaTable.js';
 import { startFaultProxy, type FaultProxy } from './faultProxy.js';
 import { listKeys, newBucket, storeClient, swift, testS3Settings, useAwsEnv } from './helpers.js';
@@ -50,13 +52,17 @@ describe('Delta tables in a bucket behind a faulty network path', () => {
     const target = parseBucketPlace(config.export.url, 'export.url');
     for (const stream of STREAM_NAMES) {
       const expected = liveMirrorRows(db, stream);
-      const inBucket = await readDeltaTable(BucketDeltaStore.create(client, target, stream, silentLogger, { partSizeBytes: 5 * 1024 * 1024 }));
+      const bucketStore = BucketDeltaStore.create(client, target, stream, silentLogger, { partSizeBytes: 5 * 1024 * 1024 });
+      const inBucket = await readDeltaTable(bucketStore);
       const onDisk = await readDeltaTable(join(config.export.dir, 'delta', stream));
       // Written together, the two places share every data file: each was read and encoded once.
       expect([...inBucket.state.files.keys()].sort(), stream).toEqual([...onDisk.state.files.keys()].sort());
       for (const [where, table] of [['bucket', inBucket], ['disk', onDisk]] as const) {
         expect(deltaRows(table), `${stream} in the ${where}`).toEqual(expected);
       }
+      // The engine reads everything the bucket holds under the table, as a warehouse syncing the prefix would.
+      expectEngineReadsMirror(db, stream, await localCopy(bucketStore));
+      expectEngineReadsMirror(db, stream, join(config.export.dir, 'delta', stream));
     }
     client.s3.destroy();
   }

@@ -6,9 +6,11 @@ import { createBucketClient } from '../../src/bucket/client.js';
 import { BucketDeltaStore } from '../../src/export/delta/bucketStore.js';
 import { readTableState } from '../../src/export/delta/logReader.js';
 import { bigTransactionsMirror } from '../export/bigMirror.js';
+import { expectEngineReadsMirror } from '../export/delta/engineChecks.js';
 import { changeTransactions, commitVersions, contiguous, countInitialChange, deltaRows, liveMirrorRows, reflectedChanges, strictlyIncreasing, type ComparableRow } from '../export/delta/mirrorRows.js';
 import { silentLogger } from '../export/helpers.js';
 import { runCli } from '../helpers/cli.js';
+import { localCopy } from '../helpers/deltaEngine.js';
 import { readDeltaTable } from '../helpers/deltaTable.js';
 import { startCli } from '../helpers/process.js';
 import { tempDir } from '../helpers/tempDir.js';
@@ -69,6 +71,7 @@ describe('a Delta export to a bucket killed with SIGKILL', () => {
     const first = await runCli(EXPORT, { env });
     expect(first.code, first.stderr).toBe(0);
     expect(deltaRows(await readDeltaTable(store()))).toEqual(liveMirrorRows(db, 'transactions'));
+    expectEngineReadsMirror(db, 'transactions', await localCopy(store()));
   }, SLOW);
   afterAll(async () => {
     decide = () => ({ fault: 'pass', kill: false });
@@ -105,6 +108,7 @@ describe('a Delta export to a bucket killed with SIGKILL', () => {
     expect(versions).toEqual(contiguous(contents.state.version + 1));
     // No version records a mirror change an earlier one already did: nothing was committed twice.
     expect(strictlyIncreasing(await reflectedChanges(store(), versions))).toBe(true);
+    expectEngineReadsMirror(db, 'transactions', await localCopy(store()));
   }
 
   it('killed while a data file uploads: the table stays at its previous version, and the next export completes', async () => {
@@ -141,6 +145,7 @@ describe('a Delta export to a bucket killed with SIGKILL', () => {
     const contents = await readDeltaTable(store());
     expect(contents.state.version).toBe(previous);
     expect(deltaRows(contents)).toEqual(before);
+    expectEngineReadsMirror(db, 'transactions', await localCopy(store()), { rows: before });
     expect(await logVersions()).toEqual(contiguous(previous + 1));
     await nextExportCompletes();
   }, SLOW);
@@ -180,5 +185,6 @@ describe('a Delta export to a bucket killed with SIGKILL', () => {
     expect(await dataKeys()).toEqual(await activeKeys());
     expect((await openUploads(s3, bucket)).filter((upload) => upload.startsWith(TABLE_KEYS))).toEqual([]);
     expect(deltaRows(await readDeltaTable(store()))).toEqual(liveMirrorRows(db, 'transactions'));
+    expectEngineReadsMirror(db, 'transactions', await localCopy(store()), { dataFrom: (await logVersions()).at(-1) });
   }, SLOW);
 });

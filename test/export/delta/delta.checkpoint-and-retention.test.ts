@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Config } from '../../../src/config.js';
@@ -9,8 +9,10 @@ import { DiskDeltaStore } from '../../../src/export/delta/diskStore.js';
 import { readTableState } from '../../../src/export/delta/logReader.js';
 import { replay } from '../../../src/export/delta/replay.js';
 import { runExport } from '../../../src/export/index.js';
+import { readWithEngine } from '../../helpers/deltaEngine.js';
 import { readDeltaTable } from '../../helpers/deltaTable.js';
 import { exportConfig, fillMirror, silentLogger, tempDir, upsert } from '../helpers.js';
+import { expectEngineReadsMirror } from './engineChecks.js';
 
 /** Changes a few customers, as a sync would: each export then commits one version of the customers table. */
 function changeSomeCustomers(db: Db, round: number): void {
@@ -47,6 +49,19 @@ describe('Delta checkpoints and retention', () => {
     expect(log).toContain('_last_checkpoint');
   });
 
+  it('the engine (Delta\'s own kernel) opens the table through the checkpoint and every version 0 to 12, each as the mirror was then', () => {
+    const versions = expectEngineReadsMirror(db, 'customers', table);
+    expect(versions.map(({ version, rows }) => [version, rows])).toEqual(statesByVersion.map((rows, version) => [version, rows.length]));
+    // With every commit before it gone, only the checkpoint can give the engine versions 0 to 10.
+    const onlyCheckpoint = tempDir('delta-checkpoint-only-');
+    cpSync(table, onlyCheckpoint, { recursive: true });
+    for (let version = 0; version < 10; version += 1) rmSync(join(onlyCheckpoint, commitPath(version)));
+    for (const version of [10, 12]) {
+      const { rows } = readWithEngine(onlyCheckpoint, { version });
+      expect(rows.map((row) => ({ id: String(row.id), seq: String(row._change_seq) })), `version ${version}`).toEqual(statesByVersion[version]);
+    }
+  });
+
   it('a reader that starts from the checkpoint sees the same table as one that replays every JSON commit', async () => {
     const store = new DiskDeltaStore(table);
     const fromCheckpoint = await readTableState(store);
@@ -69,6 +84,8 @@ describe('Delta checkpoints and retention', () => {
     for (const version of [0, 5, 9, 10, 12]) {
       const { rows } = await readDeltaTable(table, { version });
       expect(rows.map((row) => ({ id: String(row.id), seq: String(row._change_seq) })), `version ${version}`).toEqual(statesByVersion[version]);
+      const engine = readWithEngine(table, { version });
+      expect(engine.rows.map((row) => ({ id: String(row.id), seq: String(row._change_seq) })), `version ${version} in the engine`).toEqual(statesByVersion[version]);
     }
   });
 
@@ -83,6 +100,8 @@ describe('Delta checkpoints and retention', () => {
     expect(dataFiles().sort()).toEqual([...state.files.keys()].sort());
     const { rows } = await readDeltaTable(table);
     expect(rows.map((row) => ({ id: String(row.id), seq: String(row._change_seq) }))).toEqual(liveCustomers(db));
+    // The older versions' files are gone, as a vacuum of 0 days allows: their logs still open.
+    expectEngineReadsMirror(db, 'customers', table, { dataFrom: state.version });
   });
 
   it('writes a checkpoint missed at version 10 (a run killed just after its commit) at the next export', async () => {
@@ -93,6 +112,7 @@ describe('Delta checkpoints and retention', () => {
     expect(report.delta[0]).toMatchObject({ version: 14, committed: true });
     expect(readdirSync(join(table, '_delta_log'))).toContain('00000000000000000014.checkpoint.parquet');
     expect(JSON.parse(readFileSync(join(table, '_delta_log', '_last_checkpoint'), 'utf8'))).toMatchObject({ version: 14 });
+    expectEngineReadsMirror(db, 'customers', table, { dataFrom: 14 });
   });
 
   it('cleans the log by the window another engine set in the table (delta.logRetentionDuration), not export.delta.logRetainDays', async () => {
@@ -106,5 +126,7 @@ describe('Delta checkpoints and retention', () => {
     const commits = readdirSync(join(table, '_delta_log')).filter((name) => name.endsWith('.json')).sort();
     expect(commits).toEqual([commitPath(14), commitPath(15), commitPath(16)].map((path) => path.slice('_delta_log/'.length)));
     expect((await readTableState(store))?.metadata.configuration['delta.logRetentionDuration']).toBe('interval 0 days');
+    // The engine starts from checkpoint 14, the oldest version the cleaned log keeps.
+    expect(expectEngineReadsMirror(db, 'customers', table, { dataFrom: 16 }).map(({ version }) => version)).toEqual([14, 15, 16]);
   });
 });

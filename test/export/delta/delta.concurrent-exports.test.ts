@@ -7,6 +7,7 @@ import { readDeltaTable } from '../../helpers/deltaTable.js';
 import { startCli } from '../../helpers/process.js';
 import { tempDir } from '../../helpers/tempDir.js';
 import { bigTransactionsMirror } from '../bigMirror.js';
+import { expectEngineReadsMirror } from './engineChecks.js';
 import { commitVersionsOnDisk, contiguous, countInitialChange, deltaRows, liveMirrorRows } from './mirrorRows.js';
 
 const EXPORT = ['export', '--format', 'delta', '--table', 'transactions'];
@@ -46,6 +47,7 @@ describe('Delta exports started together', () => {
     const contents = await readDeltaTable(table);
     expect(commitVersionsOnDisk(table)).toEqual(contiguous(contents.state.version + 1));
     expect(deltaRows(contents)).toEqual(liveMirrorRows(db, 'transactions'));
+    expectEngineReadsMirror(db, 'transactions', table);
   }, SLOW);
 
   it('from another mirror into the same table folder: refused with one sentence naming the path, and the table is untouched', async () => {

@@ -6,6 +6,7 @@ import { nextChangeSeq, type ApiRecord } from '../../../src/db/upsertRecords.js'
 import { runExport } from '../../../src/export/index.js';
 import { readDeltaTable } from '../../helpers/deltaTable.js';
 import { duckdb, exportConfig, fillMirror, query, silentLogger, tempDir, upsert } from '../helpers.js';
+import { expectEngineReadsMirror } from './engineChecks.js';
 import { deltaRows, liveMirrorRows, type ComparableRow } from './mirrorRows.js';
 
 async function tableRows(config: Readonly<Config>, stream: StreamName): Promise<ComparableRow[]> {
@@ -17,6 +18,7 @@ async function expectTablesEqualMirror(db: Db, config: Readonly<Config>): Promis
     const [table, mirror] = [await tableRows(config, stream), liveMirrorRows(db, stream)];
     expect(table.length, stream).toBe(mirror.length);
     expect(table, stream).toEqual(mirror);
+    expectEngineReadsMirror(db, stream, join(config.export.dir, 'delta', stream));
   }
 }
 

@@ -9,6 +9,7 @@ import { readDeltaTable } from '../../helpers/deltaTable.js';
 import { startCli } from '../../helpers/process.js';
 import { tempDir } from '../../helpers/tempDir.js';
 import { bigTransactionsMirror } from '../bigMirror.js';
+import { expectEngineReadsMirror } from './engineChecks.js';
 import { changeTransactions, commitVersionsOnDisk, contiguous, countInitialChange, deltaRows, liveMirrorRows } from './mirrorRows.js';
 
 const MIB = 1024 * 1024;
@@ -64,6 +65,9 @@ describe('a Delta export on disk killed with SIGKILL', () => {
       expect(deltaRows(contents)).toEqual(liveMirrorRows(db, table));
       expect(commitVersionsOnDisk(root)).toEqual(contiguous(contents.state.version + 1));
     }
+    // One table by the engine (600,000 rows through it would take minutes more): it opens every version the
+    // killed runs left, the one committed before a kill among them.
+    expectEngineReadsMirror(db, 'transactions', transactions);
   }
 
   it('killed while a data file is written: no version is visible, and the next export writes the whole table', async () => {
@@ -99,5 +103,6 @@ describe('a Delta export on disk killed with SIGKILL', () => {
     expect(result.code, result.stderr).toBe(0);
     expect(dataFiles()).toEqual(await active());
     expect(deltaRows(await readDeltaTable(transactions))).toEqual(liveMirrorRows(db, 'transactions'));
+    expectEngineReadsMirror(db, 'transactions', transactions, { dataFrom: commitVersionsOnDisk(transactions).at(-1) });
   }, SLOW);
 });

@@ -6,6 +6,7 @@ import type { ApiRecord } from '../../../src/db/upsertRecords.js';
 import { runExport } from '../../../src/export/index.js';
 import { readDeltaTable } from '../../helpers/deltaTable.js';
 import { exportConfig, fillMirror, silentLogger, tempDir, upsert } from '../helpers.js';
+import { expectEngineReadsMirror } from './engineChecks.js';
 import { deltaRows, liveMirrorRows } from './mirrorRows.js';
 
 describe('a Delta table after the mirror was restored from a backup', () => {
@@ -38,6 +39,7 @@ describe('a Delta table after the mirror was restored from a backup', () => {
     const contents = await readDeltaTable(join(config.export.dir, 'delta', 'customers'));
     const { rows } = contents;
     expect(deltaRows(contents)).toEqual(liveMirrorRows(db, 'customers'));
+    expectEngineReadsMirror(db, 'customers', join(config.export.dir, 'delta', 'customers'));
     // The change the restore undid is gone from the table, and the one made since is in it.
     expect(rows.find((row) => Number(row.id) === Number(first.id))?.raw).not.toContain('"points_balance":111');
     expect(rows.find((row) => Number(row.id) === Number(second.id))?.raw).toContain('"points_balance":200');

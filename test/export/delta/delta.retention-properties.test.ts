@@ -8,6 +8,7 @@ import { commitPath } from '../../../src/export/delta/actions.js';
 import { runExport } from '../../../src/export/index.js';
 import { readDeltaTable } from '../../helpers/deltaTable.js';
 import { exportConfig, fillMirror, silentLogger, tempDir, upsert } from '../helpers.js';
+import { expectEngineReadsMirror } from './engineChecks.js';
 
 function changeSomeCustomers(db: Db, round: number): void {
   const rows = db.prepare('SELECT raw FROM customers ORDER BY id LIMIT 3').pluck().all() as string[];
@@ -54,6 +55,8 @@ describe('Delta retention in the table\'s properties', () => {
     // Versions 1 and 3 each replaced the file of the version before; under the table's 30 days both stay.
     expect(after.state.tombstones.size).toBeGreaterThanOrEqual(2);
     for (const path of after.state.tombstones.keys()) expect(existsSync(join(table, decodeURIComponent(path))), path).toBe(true);
+    // The engine takes the property commit another engine wrote, and every version's files are still there.
+    expectEngineReadsMirror(db, 'customers', table);
   });
 
   it('with the table\'s window removed again, export.delta.retainDays applies: 0 days deletes the replaced files', async () => {
@@ -66,5 +69,6 @@ describe('Delta retention in the table\'s properties', () => {
     expect(after.state.metadata.configuration['delta.deletedFileRetentionDuration']).toBe('interval 0 days');
     expect(after.state.tombstones.size).toBeGreaterThanOrEqual(3);
     for (const path of after.state.tombstones.keys()) expect(existsSync(join(table, decodeURIComponent(path))), path).toBe(false);
+    expectEngineReadsMirror(db, 'customers', table, { dataFrom: after.state.version });
   });
 });

@@ -7,6 +7,7 @@ import { tableSchema, type TableSchema } from '../../../src/export/schema.js';
 import { Snapshot } from '../../../src/export/snapshot.js';
 import { readDeltaTable } from '../../helpers/deltaTable.js';
 import { fillMirror, silentLogger, tempDir } from '../helpers.js';
+import { expectEngineReadsMirror } from './engineChecks.js';
 import { deltaRows, liveMirrorRows } from './mirrorRows.js';
 
 describe('a Delta table whose mirror gained a column (a migration)', () => {
@@ -59,6 +60,8 @@ describe('a Delta table whose mirror gained a column (a migration)', () => {
     expect(rows.length).toBe(first.rows.length);
     expect(rows.every((row) => '_removed_at' in row)).toBe(true);
     expect(deltaRows(contents)).toEqual(liveMirrorRows(db, 'customers'));
+    // The engine reads the new column at version 1 and still opens version 0, which lacks it.
+    expect(expectEngineReadsMirror(db, 'customers', table).map(({ version, rows }) => [version, rows])).toEqual([[0, first.rows.length], [1, rows.length]]);
   });
 
   it('refuses to go on when a column would change its type, and leaves the table at its version', async () => {

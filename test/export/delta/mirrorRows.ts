@@ -6,6 +6,7 @@ import { commitPath, parseCommit } from '../../../src/export/delta/actions.js';
 import type { DeltaStore } from '../../../src/export/delta/store.js';
 import { tableSchema, type ExportColumn, type ExportTable } from '../../../src/export/schema.js';
 import type { ColumnType } from '../../../src/streams/index.js';
+import type { EngineTable, EngineValue } from '../../helpers/deltaEngine.js';
 import type { DeltaTableContents } from '../../helpers/deltaTable.js';
 import { upsert } from '../helpers.js';
 
@@ -22,6 +23,11 @@ type Value = string | boolean | null;
 /** The columns a Delta table of `table` holds: the mirror's export columns, less unsubscribes' last_seen_at (README). */
 function tableColumns(db: Db, table: string): ExportColumn[] {
   return tableSchema(db, table as ExportTable).columns.filter((column) => column.name !== 'last_seen_at');
+}
+
+/** The columns a Delta table of `table` holds, by name, with the mirror's type of each. */
+export function mirrorColumnTypes(db: Db, table: string): Map<string, ColumnType> {
+  return new Map(tableColumns(db, table).map((column) => [column.name, column.type]));
 }
 
 /**
@@ -53,6 +59,26 @@ export function deltaRows(contents: DeltaTableContents): ComparableRow[] {
   const names = Object.keys(contents.rows[0] ?? {}).sort(rowOrder);
   const convert = names.map((name) => deltaValue(types.get(name)));
   return rowTexts(names, contents.rows.length, (row, column) => convert[column](contents.rows[row][names[column]]));
+}
+
+/**
+ * The rows a real engine read (readWithEngine), in the same shape: every column the engine sees, each
+ * value by the engine's own type of it. Its DateTime64 columns come as microseconds, written here as the
+ * same instant text the mirror's timestamps become; a timestamp the table stored as text would differ.
+ */
+export function engineRows(table: EngineTable): ComparableRow[] {
+  const names = table.columns.map((column) => column.name).sort(rowOrder);
+  const convert = names.map((name) => engineValue(table.columns.find((column) => column.name === name)!.type));
+  return rowTexts(names, table.rows.length, (row, column) => convert[column](table.rows[row][names[column]]));
+}
+
+function engineValue(type: string): (value: EngineValue) => Value {
+  const timestamp = /DateTime64/.test(type);
+  return (value) => {
+    if (value === null || typeof value === 'boolean') return value;
+    if (timestamp && typeof value === 'bigint') return microsInstant(value);
+    return String(value);
+  };
 }
 
 /** `id` first, the rest by name: the order both sides write a row's columns in. */
@@ -127,7 +153,11 @@ function instant(text: string): string {
   // setUTCFullYear, not Date.UTC: Date.UTC takes years 0 to 99 for 1900 to 1999.
   date.setUTCFullYear(Number(year), Number(month) - 1, Number(day));
   date.setUTCHours(Number(hour), Number(minute), Number(second), 0);
-  const micros = BigInt(date.getTime() - offsetMinutes(zone) * 60_000) * 1000n + BigInt(fraction.padEnd(6, '0').slice(0, 6));
+  return microsInstant(BigInt(date.getTime() - offsetMinutes(zone) * 60_000) * 1000n + BigInt(fraction.padEnd(6, '0').slice(0, 6)));
+}
+
+/** Microseconds since the epoch as the canonical UTC text, `2026-03-01T12:00:00.123456Z`. */
+function microsInstant(micros: bigint): string {
   const millis = micros / 1000n - (micros % 1000n < 0n ? 1n : 0n);
   const iso = new Date(Number(millis)).toISOString();
   return `${iso.slice(0, -1)}${String(micros - millis * 1000n).padStart(3, '0')}Z`;
