@@ -1,6 +1,7 @@
 import type { LogEntry } from '../state/leaseLog.js';
 import { beginStateSession, type LeaseMode } from '../state/session.js';
-import type { CommandContext } from './context.js';
+import type { ProgramIdentity } from '../state/stateRecord.js';
+import { createClient, type CommandContext } from './context.js';
 import { StateFactsRelay } from './stateFactsRelay.js';
 
 /**
@@ -13,7 +14,7 @@ import { StateFactsRelay } from './stateFactsRelay.js';
  */
 export async function runWithState(command: string, mode: LeaseMode, run: (ctx: CommandContext) => Promise<number>, ctx: CommandContext): Promise<number> {
   const stateFacts = new StateFactsRelay();
-  const begun = await beginStateSession({ config: ctx.config, logger: ctx.logger, command, mode }, stateFacts);
+  const begun = await beginStateSession({ config: ctx.config, logger: ctx.logger, command, mode, identify: () => identifyProgram(ctx) }, stateFacts);
   if ('skipped' in begun) {
     stateFacts.lastSaveRead(lastSaveOf(begun.newest));
     return run({ ...ctx, leaseHeld: begun.skipped, stateFacts });
@@ -34,4 +35,17 @@ export async function runWithState(command: string, mode: LeaseMode, run: (ctx: 
 function lastSaveOf(entry: LogEntry | null): Date | null {
   const manifest = entry?.manifest ?? null;
   return manifest === null ? null : new Date(manifest.savedAt);
+}
+
+/** The program the run's API key serves, which the state is bound to; null without a key (queue additions need none). */
+async function identifyProgram(ctx: CommandContext): Promise<ProgramIdentity | null> {
+  if (ctx.config.api.apiKey === '') return null;
+  const client = createClient(ctx);
+  try {
+    const identity = await client.whoami();
+    const id = (value: unknown): number | null => (typeof value === 'number' ? value : null);
+    return { programId: id(identity.program_id), accountId: id(identity.account_id), baseUrl: ctx.config.api.baseUrl };
+  } finally {
+    await client.close();
+  }
 }

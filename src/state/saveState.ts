@@ -43,7 +43,7 @@ export function schemaVersionOf(db: Db): number {
  * its own. Nothing names the dump yet: the caller commits the returned manifest with a log entry,
  * and a save fenced off there leaves only an unnamed object behind.
  */
-export async function prepareSave(db: Db, dbPath: string, objects: BucketObjects, previous: StateManifest | null, partSizeBytes: number): Promise<PreparedSave> {
+export async function prepareSave(db: Db, dbPath: string, objects: BucketObjects, previous: StateManifest | null, partSizeBytes: number, stateId: string = randomUUID()): Promise<PreparedSave> {
   const plan = planSave(previous, schemaVersionOf(db));
   const epoch = closeEpoch(db);
   // The reader's snapshot begins now, before this process writes anything more: the dump is the mirror as the epoch closed.
@@ -62,7 +62,8 @@ export async function prepareSave(db: Db, dbPath: string, objects: BucketObjects
     const base = plan.kind === 'base' ? written : previous!.base;
     const segments: StoredSegment[] = plan.kind === 'base' ? [] : segmentsAfter(previous!.segments, plan, { ...written, fromEpoch: plan.fromEpoch, level: plan.level });
     const manifest: StateManifest = {
-      stateId: previous?.stateId ?? randomUUID(),
+      // A first save takes the id of the state's record.
+      stateId: previous?.stateId ?? stateId,
       epoch,
       savedAt: new Date().toISOString(),
       schemaVersion: schemaVersionOf(db),

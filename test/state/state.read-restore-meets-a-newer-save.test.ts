@@ -30,6 +30,8 @@ describe('a restore without the lease (status, queue list) while the holder save
       parseBucketPlace(config.state.url, 'state.url'),
       new BucketObjects(client, parseBucketPlace(config.state.url, 'state.url'), recordingLogger().logger),
       trackStoreClock(client),
+      null,
+      null,
     );
     expect(await session.acquire()).toBeNull();
     const readBase = session.newest?.manifest?.base.path;

@@ -12,6 +12,10 @@ export interface StateStore {
   endpoint: () => string;
   bucket: () => string;
   client: S3Client;
+  /** The store's clock as its answers show it (skew it, or drop Date); see ConditionalPutProxy.storeClock. */
+  storeClock: () => ConditionalPutProxy['storeClock'];
+  /** Moves the store's clock on by `ms`: a lease of a run that is gone runs out without the test waiting for it. */
+  advanceStoreClock: (ms: number) => void;
   /** A run's environment in a folder of its own (as a job on a fresh container gets), on the state at `prefix`. */
   freshRun: (prefix: string, settings?: Record<string, string>) => { dir: string; env: Record<string, string> };
 }
@@ -37,6 +41,10 @@ export function useStateStore(simulator: SimulatorOptions): StateStore {
     endpoint: () => proxy.endpoint,
     bucket: () => bucket,
     client,
+    storeClock: () => proxy.storeClock,
+    advanceStoreClock: (ms) => {
+      proxy.storeClock.skewMs += ms;
+    },
     freshRun: (prefix, settings = {}) => {
       const dir = tempDir('loyalty-state-');
       return {
