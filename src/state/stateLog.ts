@@ -100,7 +100,8 @@ export class StateLog {
       }
       if (outcome === 'exists') {
         const found = await this.read(seq);
-        if (found === null) throw new StateError(`The object store answered that ${this.objects.key(logPath(seq))} exists, then had no such object; it does not keep create-only writes consistent.`);
+        // There, then pruned: the log moved on past it while this writer was held up.
+        if (found === null) return { written: false, found: await this.newestOther(full) };
         if (found.writeId !== full.writeId) {
           if (found.holder.id !== full.holder.id) return { written: false, found };
           previous = found;
