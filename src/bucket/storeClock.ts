@@ -26,7 +26,7 @@ export class StoreClock {
   /** Why no store time is known, as a clause ("the store at … sends no Date header"); null when it is. */
   get unusableBecause(): string | null {
     if (this.storeMs !== null) return null;
-    if (this.refusedDate !== null) return `the store's Date header (${this.refusedDate}) is more than a day from this machine's clock, so one of the two clocks is wrong`;
+    if (this.refusedDate !== null) return `the store's Date header (${this.refusedDate}) is more than a day from this machine's clock (one of the two is wrong)`;
     return this.answers === 0 ? 'the store has not answered yet' : 'the store sends no Date header';
   }
 

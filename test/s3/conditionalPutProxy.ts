@@ -69,6 +69,8 @@ export async function startConditionalPutProxy(upstream: string, store: S3Client
   // Forwarded inline, not through ./forward.ts: bench/state.bench.mjs loads this file with Node's own type
   // stripping, which resolves no `.js` import to a `.ts` file.
   const server: Server = createServer((req, res) => {
+    // Node adds a Date of its own to every answer unless told not to.
+    res.sendDate = !proxy.storeClock.dropDate;
     if (req.method === 'PUT' && req.headers['if-none-match'] !== undefined) {
       const chunks: Buffer[] = [];
       req.on('data', (chunk: Buffer) => chunks.push(chunk));

@@ -8,7 +8,8 @@ import { mirrorDiffAll } from '../helpers/sync.js';
 import { getBytes, putText } from '../s3/helpers.js';
 import { seededRandom, useStateStore } from './stateStore.js';
 
-const LEASE_SECONDS = 3;
+/** The shortest lease; each killed run's lease is let run out by moving the store's clock on. */
+const LEASE_SECONDS = 30;
 
 describe('runs killed at any moment, each in a fresh folder', () => {
   // Faults on: the kills land among retries and backoffs too. On the real clock, as a live API is: an unclear
@@ -20,8 +21,8 @@ describe('runs killed at any moment, each in a fresh folder', () => {
   const envFor = () =>
     store.freshRun('killed', {
       LOYALTY_STATE__LEASE_SECONDS: String(LEASE_SECONDS),
-      // A killed run's lease runs out after LEASE_SECONDS; the next run waits for it.
-      LOYALTY_STATE__LEASE_WAIT_SECONDS: String(LEASE_SECONDS * 5),
+      LOYALTY_API__REQUEST_TIMEOUT_MS: '10000',
+      LOYALTY_STATE__LEASE_WAIT_SECONDS: '15',
       LOYALTY_EXPORT__FORMATS: 'csv,delta',
       LOYALTY_PUSH__BACKOFF_BASE_MS: '0',
     });
@@ -75,6 +76,8 @@ describe('runs killed at any moment, each in a fresh folder', () => {
       if (reached) await sleep(delay);
       run.child.kill('SIGKILL');
       await run.exited;
+      // The killed run's lease runs out for the next one.
+      store.advanceStoreClock((LEASE_SECONDS + 1) * 1000);
       kills.push(`${command} ${reached ? `killed ${delay} ms after "${line}" #${nth}` : `ended before "${line}" #${nth}`}`);
     }
 

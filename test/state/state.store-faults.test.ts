@@ -81,15 +81,15 @@ describe('the state on a store that misbehaves', () => {
     closers.push(enforcing.close, faulty.close);
     Object.assign(process.env, awsEnv(faulty.endpoint));
     const dir = tempDir();
-    const config = loadConfig({ env: { LOYALTY_DB: join(dir, 'mirror.db'), LOYALTY_STATE_URL: `s3://${bucket}/renewals`, LOYALTY_STATE__LEASE_SECONDS: '3' } });
+    const config = loadConfig({ env: { LOYALTY_DB: join(dir, 'mirror.db'), LOYALTY_STATE_URL: `s3://${bucket}/renewals`, LOYALTY_STATE__LEASE_SECONDS: '30', LOYALTY_API__REQUEST_TIMEOUT_MS: '10000' } });
     const { logger, records } = recordingLogger();
     const begun = await beginStateSession({ config, logger, command: 'push', mode: 'wait' });
     if (!('session' in begun)) throw new Error('the lease should be free');
     const session = begun.session;
 
-    // Renewals come every second: the first is applied and unanswered, its retry refused; the next ones must go on.
+    // Renewals come every 10 s: the first is applied and unanswered, its retry refused; the next ones must go on.
     armed = true;
-    await sleep(3500);
+    await sleep(21_000);
     expect(faulty.drops).toBe(1);
     expect(records.some((record) => record.msg === 'could not renew the lease on the state; trying again')).toBe(true);
     expect(session.lostSignal.aborted, String(session.lostSignal.reason)).toBe(false);

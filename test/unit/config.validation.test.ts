@@ -50,6 +50,8 @@ describe('loadConfig', () => {
     ['a part size below S3\'s minimum', { export: { s3: { partSizeMiB: 4 } } }, /"export\.s3\.partSizeMiB" is 4 .*from 5 to 5120/],
     ['a removal share above 1', { sync: { maxRemovedShare: 1.5 } }, /"sync\.maxRemovedShare" is 1\.5 \(a number\); expected a number from 0 to 1/],
     ['a Delta log retention of 0 days', { export: { delta: { logRetainDays: 0 } } }, /"export\.delta\.logRetainDays" is 0 .*from 1 to 3650/],
+    ['a lease on the state shorter than 30 s', { state: { leaseSeconds: 29 } }, /"state\.leaseSeconds" is 29 .*from 30 to 2147483/],
+    ['a lease on the state that a request to the API would not fit in', { state: { url: 's3://bucket/state', leaseSeconds: 36 }, api: { requestTimeoutMs: 30000 } }, /"state\.leaseSeconds" is 36; expected at least 37 with api\.requestTimeoutMs 30000: a run relies on five sixths of its lease/],
     ['a response limit below 1 MiB', { api: { maxResponseBytes: 1000 } }, /"api\.maxResponseBytes" is 1000 \(a number\); expected an integer >= 1048576/],
   ];
   for (const [what, content, message] of bad) {
