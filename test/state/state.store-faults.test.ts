@@ -127,4 +127,38 @@ describe('the state on a store that misbehaves', () => {
       db.close();
     }
   });
+  it('appends through 409 ConditionalRequestConflict answers to its log entries, as S3 gives while another create of the key is in flight', async () => {
+    const bucket = await newBucket(client);
+    let conflicts = 0;
+    // The first two tries of every log entry are answered 409 without being applied.
+    const tries = new Map<string, number>();
+    const conflicting = await startConditionalPutProxy(swift().endpoint, client, {
+      conflict: (key) => {
+        if (!key.includes('/state/log/')) return false;
+        const seen = (tries.get(key) ?? 0) + 1;
+        tries.set(key, seen);
+        if (seen > 2) return false;
+        conflicts += 1;
+        return true;
+      },
+    });
+    closers.push(conflicting.close);
+    const first = runIn(conflicting.endpoint, bucket, ['sync']);
+    expect((await first.result).code).toBe(0);
+    const second = runIn(conflicting.endpoint, bucket, ['sync']);
+    const result = await second.result;
+    expect(result.code, result.stderr).toBe(0);
+
+    expect(conflicts).toBeGreaterThan(0);
+    // Each entry was created once, in order, after its conflicts: the second run restored the first's state.
+    const created = conflicting.answers.filter((answer) => answer.key.includes('/state/log/') && answer.status === 200).map((answer) => answer.key);
+    expect(new Set(created).size).toBe(created.length);
+    expect(created).toEqual([...created].sort());
+    const db = openDatabase(join(second.dir, 'mirror.db'), { mustExist: true });
+    try {
+      expect(mirrorDiffAll(db, sim)).toEqual([]);
+    } finally {
+      db.close();
+    }
+  });
 });
