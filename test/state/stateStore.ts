@@ -31,6 +31,10 @@ export interface StateStore {
   getBytes: (key: string) => Promise<Buffer>;
   /** The keys under `prefix` (PREFIX/…), sorted. */
   listKeys: (prefix: string) => Promise<string[]>;
+  /** The store's clock as its answers show it (skew it, or drop Date); see ConditionalPutProxy.storeClock. Bucket only. */
+  storeClock: () => ConditionalPutProxy['storeClock'];
+  /** Moves the store's clock on by `ms`: a lease of a run that is gone runs out without the test waiting for it. Bucket only: a folder's clock is this machine's. */
+  advanceStoreClock: (ms: number) => void;
   /** A run's environment in a folder of its own (as a job on a fresh container gets), on the state at `prefix`. */
   freshRun: (prefix: string, settings?: Record<string, string>) => { dir: string; env: Record<string, string> };
 }
@@ -86,6 +90,10 @@ export function useStateStore(simulator: SimulatorOptions, kind: StoreKind = 'bu
         .map((entry) => join(entry.parentPath, entry.name).slice(root.length + 1))
         .filter((key) => key.startsWith(prefix) && !key.split('/').some((segment) => segment.startsWith('.')))
         .sort();
+    },
+    storeClock: () => bucketOnly(proxy).storeClock,
+    advanceStoreClock: (ms) => {
+      bucketOnly(proxy).storeClock.skewMs += ms;
     },
     freshRun: (prefix, settings = {}) => {
       const dir = tempDir('loyalty-state-');
