@@ -277,6 +277,15 @@ export default [
     tests: ['test/state/state.once-api-unreachable.test.ts'],
   },
   {
+    id: 'state-queue-asks-whoami',
+    promise: 'Commands that do not talk to the API (queue additions, export) ask no API who it serves, so they work with the API down.',
+    file: 'src/cli/index.ts',
+    find: 'ctx, entry.callsApi === true)',
+    replace: 'ctx, true)',
+    tests: ['test/state/state.once-api-unreachable.test.ts'],
+    testName: 'lets queue additions and export work',
+  },
+  {
     id: 'state-imports-export',
     promise: 'The state imports nothing of the export: src/state stays below src/export.',
     file: 'src/state/planSave.ts',

@@ -31,6 +31,16 @@ describe.each(STORE_KINDS)('once with state.url in a %s, when the API cannot be 
     expect((await runCli(['once'], store.freshRun('down'))).code).toBe(0);
   });
 
+  it('lets queue additions and export work without asking any API who it serves', async () => {
+    expect((await runCli(['sync'], store.freshRun('offline'))).code).toBe(0);
+    const run = store.freshRun('offline', apiDown);
+    const queued = await runCli(['queue', 'add-points', '--customer', 'C1', '--points', '5', '--reason', 'offline'], run);
+    expect(queued.code, queued.stderr).toBe(0);
+    const exported = await runCli(['export'], run);
+    expect(exported.code, exported.stderr).toBe(0);
+    expect(queued.stderr + exported.stderr).not.toContain('could not check which program');
+  });
+
   it('creates a new state bound to no program when no API says which, and a later run with the API binds nothing else to it', async () => {
     const once = await runCli(['once'], store.freshRun('unbound', apiDown));
     expect(once.code, once.stderr).toBe(1);
