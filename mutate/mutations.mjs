@@ -188,7 +188,7 @@ export default [
     id: 'state-log-own-earlier-entry-taken-for-another',
     promise: 'An earlier entry of this run whose every try went unanswered is passed over, not taken for another run’s.',
     file: 'src/state/stateLog.ts',
-    find: '          if (found.holder.id !== full.holder.id) return { written: false, found };\n          previous = found;',
+    find: '          if (found.holder.id !== full.holder.id) return { written: false, found };\n          previous = found;\n          chain.push(found);',
     replace: '          return { written: false, found };',
     tests: ['test/state/state.store-faults.test.ts'],
     testName: 'keeps its lease when a renewal was applied but went unanswered',
@@ -208,8 +208,9 @@ export default [
     file: 'src/state/leaseLog.ts',
     find: '  for (const entry of chain) if (now.get(entry.seq) !== entry.writeId) return false;\n',
     replace: '',
-    tests: ['test/state/state.lease.test.ts'],
-    testName: 'once later runs pruned the log',
+    // The whole chain is checked since the lease/log merge: the paused run's own test, the pure rule, and two held-up writers meeting a pruned log.
+    tests: ['test/state/state.lease.test.ts', 'test/state/state.lease-fencing.test.ts', 'test/unit/state.leaseLog.test.ts'],
+    testName: 'once later runs pruned the log|a pruned log meets two runs held up past it|counts an entry only while the entries it was written after',
   },
   {
     id: 'state-lease-verdict-ignores-expiry',
