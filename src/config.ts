@@ -270,10 +270,15 @@ function validate(config: Config, field: (key: string) => string): void {
   // S3 allows 5 MiB to 5 GiB per part; 10,000 parts of the largest size cover any export file.
   integer(field('export.s3.partSizeMiB'), config.export.s3.partSizeMiB, 5, 5120);
   if (config.state.url !== '') validateStatePlace(config.state.url, config.export.url, field('state.url'), field('export.url'));
-  // A lease shorter than a few seconds would be renewed more often than a store round trip allows.
-  integer(field('state.leaseSeconds'), config.state.leaseSeconds, 3, Math.floor(MAX_TIMER_MS / 1000));
+  // A lease must outlast a few store round trips, a held-up answer and the margin a holder leaves unused (a sixth, at least).
+  integer(field('state.leaseSeconds'), config.state.leaseSeconds, MIN_LEASE_SECONDS, Math.floor(MAX_TIMER_MS / 1000));
   integer(field('state.leaseWaitSeconds'), config.state.leaseWaitSeconds, 0, Math.floor(MAX_TIMER_MS / 1000));
   positive(field('state.retainHours'), config.state.retainHours);
+  // A holder relies on five sixths of its lease, and checks before each write to the API that the request's whole timeout still fits.
+  if (config.state.url !== '' && (config.state.leaseSeconds * 1000 * 5) / 6 <= config.api.requestTimeoutMs) {
+    const least = Math.floor((config.api.requestTimeoutMs * 6) / 5 / 1000) + 1;
+    throw new ConfigError(`${field('state.leaseSeconds')} is ${config.state.leaseSeconds}; expected at least ${least} with api.requestTimeoutMs ${config.api.requestTimeoutMs}: a run relies on five sixths of its lease, and each write it sends to the API must fit in that.`);
+  }
   integer(field('verify.requests'), config.verify.requests, 1);
   validateTimezone(config.schedule.timezone, field('schedule.timezone'));
   for (const job of ['sync', 'push', 'refresh', 'deepRefresh', 'export', 'verify'] as const) {
@@ -418,6 +423,9 @@ function validateTimezone(value: string, field: string): void {
     throw new ConfigError(`${field} is "${value}"; expected an IANA time zone such as UTC or Europe/Paris.`);
   }
 }
+
+/** The shortest lease on a state in a bucket. */
+export const MIN_LEASE_SECONDS = 30;
 
 function integer(field: string, value: number, min: number, max = Number.MAX_SAFE_INTEGER): void {
   if (!Number.isInteger(value) || value < min || value > max) {

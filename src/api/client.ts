@@ -102,6 +102,12 @@ export class ApiClient {
   readonly stats: ApiStats = { requests: 0, retries: 0, rateLimited: 0, failures: 0 };
   /** The API's clock, from the Date header of the latest answer of any status. */
   readonly clock = new ApiClock();
+  /**
+   * Asked right before each write request leaves (after the limiter's waits, a 429's among them), and
+   * before every retry of it: a run whose state is in a bucket checks there that its lease still covers
+   * the request. Throwing keeps the request unsent (UnsentWriteError).
+   */
+  writeGuard: (() => Promise<void>) | null = null;
   readonly #transport: HttpTransport;
   readonly #limiter: RateLimiter;
   readonly #logger: Logger;
@@ -284,6 +290,13 @@ export class ApiClient {
       } catch (error) {
         throw new ApiError({ kind: 'retryable', method, path, reason: 'the call was cancelled before it was sent', cause: error });
       }
+      if (method !== 'GET' && this.writeGuard !== null) {
+        try {
+          await this.writeGuard();
+        } catch (error) {
+          throw new UnsentWriteError(method, path, error);
+        }
+      }
       this.stats.requests++;
       const started = performance.now();
       let response: HttpResponse;
@@ -327,6 +340,18 @@ export class ApiClient {
       return new ApiError({ kind: 'ambiguous', method, path, status, reason: 'the API answered with a server error', ...parsed });
     }
     return new ApiError({ kind: kindOfStatus(status), method, path, status, retryAfterMs, ...parsed });
+  }
+}
+
+/** A write the client's writeGuard stopped before it was sent; `cause` says why. */
+export class UnsentWriteError extends Error {
+  override readonly name = 'UnsentWriteError';
+  constructor(
+    readonly method: string,
+    readonly path: string,
+    override readonly cause: unknown,
+  ) {
+    super(`${method} ${path} was not sent: ${cause instanceof Error ? cause.message : String(cause)}`);
   }
 }
 

@@ -183,6 +183,7 @@ async function statelessDemo(ctx: CommandContext, sim: SimulatorHandle, dir: str
         return ok ? EXIT_OK : EXIT_FAILED;
       },
       runCtx,
+      true,
     );
     if (!ok) return EXIT_FAILED;
     requests.push(sim.stats().requests - before);

@@ -172,7 +172,7 @@ export async function main(argv: string[]): Promise<number> {
     const asksForHelp = commandArgs.includes('--help') || commandArgs.includes('-h');
     if (!asksForHelp && entry.callsApi) requireApiKey(ctx, name);
     if (!asksForHelp) await entry.checkArgs?.(commandArgs);
-    const code = config.state.url !== '' && entry.state !== undefined && !asksForHelp ? await runWithState(name, entry.state(commandArgs), (withState) => entry.run(commandArgs, withState), ctx) : await entry.run(commandArgs, ctx);
+    const code = config.state.url !== '' && entry.state !== undefined && !asksForHelp ? await runWithState(name, entry.state(commandArgs), (withState) => entry.run(commandArgs, withState), ctx, entry.callsApi === true) : await entry.run(commandArgs, ctx);
     logger.flush();
     return code;
   } catch (error) {

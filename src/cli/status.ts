@@ -1,4 +1,6 @@
+import { existsSync } from 'node:fs';
 import type { Config } from '../config.js';
+import { StateError } from '../state/errors.js';
 import type { StateSession } from '../state/session.js';
 import type { Db } from '../db/open.js';
 import { lastExport, lastPublication, type LastExport, type LastPublication } from '../export/index.js';
@@ -156,6 +158,9 @@ export async function statusCommand(argv: string[], ctx: CommandContext): Promis
   if (values.help) {
     ctx.stdout.write(USAGE);
     return EXIT_OK;
+  }
+  if (ctx.state !== undefined && !ctx.state.exists && !existsSync(ctx.config.db.path)) {
+    throw new StateError(`There is no state at ${ctx.state.place.url}: nothing was ever saved there (state.url); the first sync, once or run there creates it.`);
   }
   const db = readMirror(ctx);
   try {

@@ -65,6 +65,8 @@ export interface JobOptions {
 export async function pushQueue(deps: WorkerDeps, signal?: AbortSignal, logger: Logger = deps.logger): Promise<PushReport> {
   const state = deps.state;
   if (state === undefined) return pushDueJobs({ ...deps, logger, signal });
+  // Right before each write leaves, after any wait: the lease must still cover the request's whole timeout.
+  deps.client.writeGuard = () => state.ensureLease(deps.config.api.requestTimeoutMs);
   const now = new Date();
   const inbox = await importInbox(deps.db, state.objects, logger, now);
   deps.facts?.inboxCounted(countInboxFiles(deps.db));

@@ -13,6 +13,8 @@ export interface SimContext {
   pageOrder: PageOrder;
   /** Writes through the API are stamped with the time it reads when they are applied. */
   clock: WallClock;
+  /** The program whoami names (the API key's program). */
+  programId: number;
 }
 
 export interface RouteRequest {

@@ -1,3 +1,4 @@
+import { PROGRAM_ID } from './catalog.js';
 import { clockFrom, SIMULATED_EPOCH } from './time.js';
 import { createServer } from 'node:http';
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -78,7 +79,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
   const store = generate(seed, sizes, epoch, features);
   const clock = options.clock ?? clockFrom(epoch);
   const simulatedNow = () => store.timeAt(clock());
-  const ctx: SimContext = { store, ledger: new Ledger(), streams: streamDefs(drift), pageOrder, clock };
+  const ctx: SimContext = { store, ledger: new Ledger(), streams: streamDefs(drift), pageOrder, clock, programId: options.programId ?? PROGRAM_ID };
   const keys = makeKeys(seed);
   const known = credentials(keys);
 

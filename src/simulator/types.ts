@@ -84,6 +84,8 @@ export interface SimulatorOptions {
    * speed; `simulate` and `demo` pass the real clock, so writes carry the real time they were applied.
    */
   clock?: () => number;
+  /** The program whoami names; default PROGRAM_ID (4242). Another program's API, for a state bound to its own. */
+  programId?: number;
   /** Default 'small'. Not with the profiles `empty` and `single`, which fix the counts. */
   size?: SizePreset | Partial<DataSizes>;
   /** Default 'full'. */

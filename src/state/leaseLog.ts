@@ -42,6 +42,11 @@ export interface LogEntry {
   kind: EntryKind;
   /** Unique per write: a writer whose answer was lost recognises its own entry by it. */
   writeId: string;
+  /**
+   * The writeId of the entry this one was written after (null for a state's first entry): an entry
+   * counts only while that entry is still the one at `seq - 1`. Absent in entries of older versions.
+   */
+  previous?: string | null;
   holder: LeaseHolder;
   /** The lease's end by the store's clock, ISO 8601; a release's is its own time. */
   leaseUntil: string;
@@ -49,14 +54,53 @@ export interface LogEntry {
   manifest: StateManifest | null;
 }
 
-export type LeaseVerdict = { kind: 'free' } | { kind: 'held'; holder: LeaseHolder; until: string } | { kind: 'mine' };
+export type LeaseVerdict =
+  | { kind: 'free' }
+  | { kind: 'held'; holder: LeaseHolder; until: string }
+  | { kind: 'mine' }
+  /** The lease looks run out, but no usable store clock says so: nobody may take it on this machine's word. */
+  | { kind: 'unjudged'; holder: LeaseHolder; until: string };
 
-/** Who may write next, by the newest entry and the store's time: a released or expired lease is free. */
-export function leaseVerdict(head: LogEntry | null, storeNowMs: number, me: string): LeaseVerdict {
+/**
+ * Who may write next, by the newest entry and the store's time: a released lease is free, and one that
+ * ran out by the store's clock. Without a usable store clock (`clockUsable` false) a lease that looks run
+ * out is `unjudged`: the clock that says so may be the broken one.
+ */
+export function leaseVerdict(head: LogEntry | null, storeNowMs: number, me: string, clockUsable = true): LeaseVerdict {
   if (head === null || head.kind === 'release') return { kind: 'free' };
-  if (Date.parse(head.leaseUntil) <= storeNowMs) return { kind: 'free' };
+  if (Date.parse(head.leaseUntil) <= storeNowMs) return clockUsable ? { kind: 'free' } : { kind: 'unjudged', holder: head.holder, until: head.leaseUntil };
   if (head.holder.id === me) return { kind: 'mine' };
   return { kind: 'held', holder: head.holder, until: head.leaseUntil };
+}
+
+/** The least margin a holder leaves unused at the end of its lease, besides the store clock's uncertainty. */
+export const MIN_LEASE_MARGIN_MS = 1000;
+
+/**
+ * How long after building an entry (by the local monotonic clock) its writer may act on the lease it
+ * grants. The writer stamped `leaseUntil` with its reading of the store's clock, which may be behind the
+ * store by `uncertaintyMs` (the Date's whole seconds and the round trip of the answer that carried it);
+ * others judge the expiry by their own readings, never ahead of the store. A sixth of the lease, at
+ * least, is left for clock rates and scheduling.
+ */
+export function safeLeaseMs(leaseMs: number, uncertaintyMs: number): number {
+  return Math.max(0, leaseMs - Math.max(leaseMs / 6, uncertaintyMs + MIN_LEASE_MARGIN_MS));
+}
+
+/** An entry as a writer knows it: where, and which write put it there. */
+export type EntryIdentity = Pick<LogEntry, 'seq' | 'writeId'>;
+
+/**
+ * Whether an entry this writer placed at `written.seq` holds: every entry it wrote after (from the head
+ * it read, through its own earlier entries whose answers were lost) is still at its number with the same
+ * writeId, and no entry follows its own. An entry it needs that is gone, or another in its place, means the
+ * log moved on while this writer was held up and was pruned behind it: the free number proves nothing.
+ * `now` maps each number to the writeId found there (null: none).
+ */
+export function appendStands(chain: EntryIdentity[], written: EntryIdentity, now: ReadonlyMap<number, string | null>): boolean {
+  for (const entry of chain) if (now.get(entry.seq) !== entry.writeId) return false;
+  if (now.get(written.seq) !== written.writeId) return false;
+  return (now.get(written.seq + 1) ?? null) === null;
 }
 
 /** The key of entry `seq`: zero-padded, so the store lists entries in order. */
@@ -80,6 +124,7 @@ export function parseEntry(text: string, seq: number): LogEntry | null {
     return null;
   }
   if (value.format !== LOG_FORMAT || value.seq !== seq || typeof value.leaseUntil !== 'string' || typeof value.writeId !== 'string' || value.holder === undefined) return null;
+  if (value.previous !== undefined && value.previous !== null && typeof value.previous !== 'string') return null;
   return value as LogEntry;
 }
 

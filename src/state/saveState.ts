@@ -31,7 +31,7 @@ export function schemaVersionOf(db: Db): number {
  * its own. Nothing names the dump yet: the caller commits the returned manifest with a log entry,
  * and a save fenced off there leaves only an unnamed object behind.
  */
-export async function prepareSave(db: Db, mirror: MirrorFile, objects: StateStore, previous: StateManifest | null): Promise<PreparedSave> {
+export async function prepareSave(db: Db, mirror: MirrorFile, objects: StateStore, previous: StateManifest | null, stateId: string = randomUUID()): Promise<PreparedSave> {
   const dbPath = mirror.path;
   const plan = planSave(previous, schemaVersionOf(db));
   const epoch = closeEpoch(db);
@@ -53,7 +53,8 @@ export async function prepareSave(db: Db, mirror: MirrorFile, objects: StateStor
     const base = plan.kind === 'base' ? written : previous!.base;
     const segments: StoredSegment[] = plan.kind === 'base' ? [] : segmentsAfter(previous!.segments, plan, { ...written, fromEpoch: plan.fromEpoch, level: plan.level });
     const manifest: StateManifest = {
-      stateId: previous?.stateId ?? randomUUID(),
+      // A first save takes the id of the state's record.
+      stateId: previous?.stateId ?? stateId,
       epoch,
       savedAt: new Date().toISOString(),
       schemaVersion: schemaVersionOf(db),

@@ -7,22 +7,23 @@ import { openDatabase, type Db } from '../db/open.js';
 import type { Logger } from '../log.js';
 import { changedSince, createStateTables, installChangeTracking, readLocalMark, writeLocalMark } from './changeTracking.js';
 import { DumpMissingError, LeaseHeldError, LeaseLostError, StateError } from './errors.js';
-import { describeHolder, leaseVerdict, LOG_FORMAT, type EntryKind, type LeaseHolder, type LogEntry, type StateManifest } from './leaseLog.js';
+import { describeHolder, leaseVerdict, LOG_FORMAT, safeLeaseMs, type EntryKind, type LeaseHolder, type LogEntry, type StateManifest } from './leaseLog.js';
 import { restoreMirror, type RestoreReport } from './restoreMirror.js';
 import { MirrorFile } from './mirrorFile.js';
 import { mirrorHoldsState, readCopyFolder } from './readCopy.js';
 import { retentionMs, sweepState } from './retention.js';
 import { prepareSave } from './saveState.js';
 import { setAsideMirror } from './setAsideMirror.js';
-import { StateLog } from './stateLog.js';
+import { bindingRefusal, createStateRecord, readStateRecord, type ProgramIdentity, type StateRecord } from './stateRecord.js';
+import { LogNotFoundError, StateLog } from './stateLog.js';
 import { openStateStore } from './store/openStateStore.js';
 import type { StateClock, StateStore } from './store/stateStore.js';
 
 /** Restores a run without the lease tries, each from the newest state, when a save supersedes the one it read. */
 const READ_RESTORE_TRIES = 3;
 
-/** The least of a lease left unused for the store clock's whole seconds (see safeLeaseMs). */
-const MIN_LEASE_MARGIN_MS = 2000;
+/** How long a run looks for the first entry of a state whose record exists (its creator writes it right after). */
+const FIRST_ENTRY_WAIT_MS = 10_000;
 
 /** How often a long run (`run`) removes what retention no longer keeps, at most; `once` does at each end. */
 const SWEEP_EVERY_MS = 60 * 60 * 1000;
@@ -39,6 +40,12 @@ export interface StateSessionOptions {
   command: string;
   mode: LeaseMode;
   signal?: AbortSignal;
+  /**
+   * Asks the API which program it serves (whoami), for the state's binding; null when it cannot say
+   * (no key, or no answer). Asked before the store is, by the commands that talk to the API and take
+   * the lease; the others leave it out, and bind nothing.
+   */
+  identify?: () => Promise<ProgramIdentity | null>;
 }
 
 /** What the metrics hear of the state: restores, saves, and runs that skipped. */
@@ -63,8 +70,15 @@ export interface SaveReport {
  */
 export async function beginStateSession(options: StateSessionOptions, facts?: StateFacts): Promise<BeginResult> {
   const { config, logger } = options;
-  const store = await openStateStore(config, logger);
-  const session = new StateSession(options, store, store, store.clock);
+  const api = options.mode === 'read' || options.identify === undefined ? null : await options.identify();
+  let record: StateRecord | null = null;
+  const store = await openStateStore(config, logger, async (opened) => {
+    // The one read before the probe's writes: a state of another program is refused having written nothing.
+    record = await readStateRecord(opened);
+    const refusal = record === null ? null : bindingRefusal(record, api, opened.url);
+    if (refusal !== null) throw new StateError(refusal);
+  });
+  const session = new StateSession(options, store, store, store.clock, record, api);
   const held = await session.acquire();
   if (held !== null) {
     facts?.leaseSkipped();
@@ -108,6 +122,8 @@ export class StateSession {
     readonly place: Pick<StateStore, 'url'>,
     readonly objects: StateStore,
     private readonly clock: StateClock,
+    private record: StateRecord | null,
+    private readonly api: ProgramIdentity | null,
   ) {
     this.log = new StateLog(objects);
     this.holder = { id: `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`, host: hostname(), pid: process.pid, command: options.command };
@@ -136,23 +152,47 @@ export class StateSession {
     return this.head;
   }
 
-  /** Takes the lease; returns the holder's refusal for `skip`, waits for `wait`, and only reads the head for `read`. */
+  /** Whether a state exists at the URL (its record or an entry of its log); false for a prefix nothing was ever saved to. */
+  get exists(): boolean {
+    return this.record !== null || this.head !== null;
+  }
+
+  /**
+   * Takes the lease; returns the holder's refusal for `skip`, waits for `wait`, and only reads the head
+   * for `read`. A prefix with neither a record nor a log entry gets a new state: its record first,
+   * create-only, so that of two runs creating it at once one creates and the other joins.
+   */
   async acquire(): Promise<LeaseHeldError | null> {
     const { mode, config, signal } = this.options;
     const waitUntil = performance.now() + config.state.leaseWaitSeconds * 1000;
+    const firstEntryUntil = performance.now() + FIRST_ENTRY_WAIT_MS;
     for (;;) {
-      const head = await this.log.head();
+      let head: LogEntry | null;
+      try {
+        head = await this.log.head(this.record !== null);
+      } catch (error) {
+        if (!(error instanceof LogNotFoundError) || mode === 'read' || performance.now() >= firstEntryUntil) throw error;
+        await sleep(WAIT_POLL_MS, undefined, { signal });
+        continue;
+      }
       this.head = head;
       if (mode === 'read') return null;
-      const verdict = leaseVerdict(head, this.clock.now(), this.holder.id);
+      if (head === null && this.record === null && !(await this.createState())) continue;
+      const verdict = leaseVerdict(head, this.clock.now(), this.holder.id, this.clock.usable);
+      if (verdict.kind === 'unjudged') {
+        throw new StateError(
+          `The lease on the state at ${this.place.url} of ${describeHolder(verdict.holder)} looks run out (until ${verdict.until}), but ${this.clock.unusableBecause ?? 'the store gave no time'}, so this run cannot tell and takes no lease; fix the clock, or wait for the holder to release it.`,
+        );
+      }
       if (verdict.kind !== 'held') {
         const started = performance.now();
         const result = await this.log.append(this.entry('take', head?.manifest ?? null), head);
         if (result.written) {
           this.head = result.entry;
-          this.validUntil = started + this.safeLeaseMs();
+          this.validUntil = started + safeLeaseMs(this.leaseMs, this.clock.uncertaintyMs);
           this.startRenewing();
           this.options.logger.info({ state: this.place.url, entry: result.entry.seq, leaseUntil: result.entry.leaseUntil }, 'took the lease on the state');
+          if (this.record === null) await this.recordOlderState();
           return null;
         }
         continue;
@@ -168,6 +208,40 @@ export class StateSession {
       }
       await sleep(Math.min(WAIT_POLL_MS, Math.max(0, waitUntil - performance.now())), undefined, { signal });
     }
+  }
+
+  /** Creates the state's record; false when another run created one first (which must then bind this run too). */
+  private async createState(): Promise<boolean> {
+    const record: StateRecord = { format: 'loyalty-sync-state', stateId: randomUUID(), program: this.api, createdAt: new Date(this.clock.now()).toISOString(), createdBy: this.holder };
+    const made = await createStateRecord(this.objects, record);
+    if (!made.created) {
+      this.adopt(made.found);
+      return false;
+    }
+    this.record = record;
+    const program = this.api === null ? 'no program yet (no API key)' : `program ${this.api.programId} (account ${this.api.accountId}) of the API at ${this.api.baseUrl}`;
+    this.options.logger.info({ state: this.place.url, stateId: record.stateId, program: this.api }, `created a new state at ${this.place.url}, bound to ${program}`);
+    return true;
+  }
+
+  /** A state saved by an older version has a log but no record: the lease holder writes it, bound to this run's program. */
+  private async recordOlderState(): Promise<void> {
+    const record: StateRecord = {
+      format: 'loyalty-sync-state',
+      stateId: this.head?.manifest?.stateId ?? randomUUID(),
+      program: this.api,
+      createdAt: new Date(this.clock.now()).toISOString(),
+      createdBy: this.holder,
+    };
+    const made = await createStateRecord(this.objects, record);
+    if (made.created) this.record = record;
+    else this.adopt(made.found);
+  }
+
+  private adopt(found: StateRecord): void {
+    const refusal = bindingRefusal(found, this.api, this.place.url);
+    if (refusal !== null) throw new StateError(refusal);
+    this.record = found;
   }
 
   /**
@@ -228,7 +302,7 @@ export class StateSession {
         return await restoreMirror(this.objects, entry, this.place.url, path, this.options.logger);
       } catch (error) {
         if (!(error instanceof DumpMissingError) || this.options.mode !== 'read' || attempt >= READ_RESTORE_TRIES) throw error;
-        const newer = await this.log.head();
+        const newer = await this.log.head(true);
         if (newer?.manifest === null || newer === null || newer.seq === entry.seq) throw error;
         this.head = newer;
         entry = { ...newer, manifest: newer.manifest };
@@ -265,7 +339,7 @@ export class StateSession {
     if (previous !== null && !changedSince(db, previous.epoch)) return { kind: 'none', bytes: 0, seconds: 0 };
     const started = performance.now();
     this.options.logger.info({ state: this.place.url, after: previous?.epoch ?? null }, 'saving the state to the bucket');
-    const prepared = await prepareSave(db, mirror, this.objects, previous);
+    const prepared = await prepareSave(db, mirror, this.objects, previous, this.record?.stateId);
     const entry = await this.append('save', () => prepared.manifest);
     prepared.afterCommit(db);
     writeLocalMark(db, { url: this.place.url, stateId: prepared.manifest.stateId, epoch: prepared.manifest.epoch, seq: entry.seq });
@@ -278,13 +352,19 @@ export class StateSession {
   }
 
   /**
-   * Before a write to the API: the lease must be this run's, by the local clock with a margin; a run
-   * that was paused past that renews first, and stops if another run took over meanwhile.
+   * Right before a request leaves for the API: the lease must stay this run's, by the local clock, for
+   * `neededMs` more (what the request may take to arrive); a run that was held up past that renews
+   * first, and stops if another run took over meanwhile.
    */
-  async ensureLease(): Promise<void> {
+  async ensureLease(neededMs = 0): Promise<void> {
     if (this.lost !== null) throw this.lost;
-    if (performance.now() < this.validUntil) return;
+    if (performance.now() + neededMs < this.validUntil) return;
     await this.renew();
+    if (performance.now() + neededMs >= this.validUntil) {
+      throw new StateError(
+        `A request to the API may take ${Math.ceil(neededMs / 1000)} s, more than the ${Math.floor((this.validUntil - performance.now()) / 1000)} s this run can rely on its lease on the state at ${this.place.url}; raise state.leaseSeconds well above api.requestTimeoutMs.`,
+      );
+    }
   }
 
   private renew(): Promise<void> {
@@ -298,15 +378,16 @@ export class StateSession {
   async end(): Promise<SaveReport> {
     if (this.ended) return { kind: 'none', bytes: 0, seconds: 0 };
     this.ended = true;
-    this.stopRenewing();
     let failed = true;
     try {
       if (this.options.mode === 'read') return { kind: 'none', bytes: 0, seconds: 0 };
+      // The renewals go on through the last save and the sweep: a slow upload must not let the lease run out under it.
       const report = await this.save();
       await this.sweep();
       failed = false;
       return report;
     } finally {
+      this.stopRenewing();
       this.writer?.close();
       this.writer = null;
       this.removeReadCopy();
@@ -331,7 +412,7 @@ export class StateSession {
         head,
         stillHolder: async () => {
           await this.ensureLease();
-          const newest = await this.log.head();
+          const newest = await this.log.head(true);
           return newest !== null && newest.writeId === this.head?.writeId;
         },
       });
@@ -361,15 +442,14 @@ export class StateSession {
     const result = await this.log.append(this.entry(kind, manifest), this.head);
     if (!result.written) {
       const other = result.found;
-      this.lost = new LeaseLostError(
-        `This run lost its lease on the state at ${this.place.url}: ${describeHolder(other.holder)} wrote entry ${other.seq} at ${other.writtenAt} (the lease ran out while this run was held up); nothing more of this run is saved.`,
-      );
+      const who = other === null ? `the entries it had written after were gone from the log` : `${describeHolder(other.holder)} wrote entry ${other.seq} at ${other.writtenAt}`;
+      this.lost = new LeaseLostError(`This run lost its lease on the state at ${this.place.url}: ${who} (the lease ran out while this run was held up); nothing more of this run is saved.`);
       this.stopRenewing();
       this.lostController.abort(this.lost);
       throw this.lost;
     }
     this.head = result.entry;
-    this.validUntil = started + this.safeLeaseMs();
+    this.validUntil = started + safeLeaseMs(this.leaseMs, this.clock.uncertaintyMs);
     return result.entry;
   }
 
@@ -384,15 +464,6 @@ export class StateSession {
       writtenAt: new Date(now).toISOString(),
       manifest,
     };
-  }
-
-  /**
-   * The part of a lease this run relies on before renewing. A sixth is left for slow answers, and at
-   * least 2 s: the store's Date header counts whole seconds, so another run may judge the lease over up
-   * to a second before this run's reading of the same clock says so.
-   */
-  private safeLeaseMs(): number {
-    return Math.max(0, this.leaseMs - Math.max(this.leaseMs / 6, MIN_LEASE_MARGIN_MS));
   }
 
   private startRenewing(): void {

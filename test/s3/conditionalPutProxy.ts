@@ -8,6 +8,11 @@ export interface ConditionalPutProxy {
   answers: Array<{ key: string; status: number }>;
   /** Conditional PUTs the store applied whose answer the client never got. */
   drops: number;
+  /**
+   * What the store's answers say the time is: its own clock moved by `skewMs`, and no `Date` header at
+   * all with `dropDate` (as some gateways do). Changed at any time; applies to the answers that follow.
+   */
+  storeClock: { skewMs: number; dropDate: boolean };
   close: () => Promise<void>;
 }
 
@@ -35,7 +40,14 @@ const PRECONDITION_FAILED =
  */
 export async function startConditionalPutProxy(upstream: string, store: S3Client, options: ConditionalPutOptions = {}): Promise<ConditionalPutProxy> {
   const target = new URL(upstream);
-  const proxy: ConditionalPutProxy = { endpoint: '', answers: [], drops: 0, close: async () => undefined };
+  const proxy: ConditionalPutProxy = { endpoint: '', answers: [], drops: 0, storeClock: { skewMs: 0, dropDate: false }, close: async () => undefined };
+  /** The answer's headers with its Date as the store's clock says: shifted, or left off. */
+  const dated = (headers: Record<string, string | string[] | number | undefined>): Record<string, string | string[] | number | undefined> => {
+    const { date, ...rest } = headers;
+    if (proxy.storeClock.dropDate) return rest;
+    const stamp = typeof date === 'string' ? Date.parse(date) : Date.now();
+    return { ...rest, date: new Date(stamp + proxy.storeClock.skewMs).toUTCString() };
+  };
   const queues = new Map<string, Promise<void>>();
 
   const applyConditionalPut = async (req: IncomingMessage, body: Buffer): Promise<{ status: number; etag?: string }> => {
@@ -57,6 +69,8 @@ export async function startConditionalPutProxy(upstream: string, store: S3Client
   // Forwarded inline, not through ./forward.ts: bench/state.bench.mjs loads this file with Node's own type
   // stripping, which resolves no `.js` import to a `.ts` file.
   const server: Server = createServer((req, res) => {
+    // Node adds a Date of its own to every answer unless told not to.
+    res.sendDate = !proxy.storeClock.dropDate;
     if (req.method === 'PUT' && req.headers['if-none-match'] !== undefined) {
       const chunks: Buffer[] = [];
       req.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -72,7 +86,7 @@ export async function startConditionalPutProxy(upstream: string, store: S3Client
             return;
           }
           const text = result.status === 412 ? PRECONDITION_FAILED : result.status === 409 ? CONFLICT : '';
-          res.writeHead(result.status, { 'content-type': 'application/xml', 'content-length': Buffer.byteLength(text), ...(result.etag ? { etag: result.etag } : {}) });
+          res.writeHead(result.status, dated({ 'content-type': 'application/xml', 'content-length': Buffer.byteLength(text), ...(result.etag ? { etag: result.etag } : {}) }));
           res.end(text);
         });
         queues.set(
@@ -87,7 +101,7 @@ export async function startConditionalPutProxy(upstream: string, store: S3Client
     const headers = { ...req.headers };
     delete headers.connection;
     const forwarded = request({ host: target.hostname, port: target.port, method: req.method, path: req.url, headers }, (answer) => {
-      res.writeHead(answer.statusCode ?? 502, answer.headers);
+      res.writeHead(answer.statusCode ?? 502, dated(answer.headers));
       answer.pipe(res);
     });
     forwarded.on('error', () => req.socket.destroy());

@@ -31,6 +31,13 @@ export interface FaultProxyOptions {
   fault?: (write: WriteSeen) => WriteFault;
   /** Holds each write this long before forwarding it (a slow store, for kill tests). */
   writeDelayMs?: number;
+  /** Holds this write this long before forwarding it (ms; 0 forwards at once): one slow upload among quick ones. */
+  writeDelay?: (write: WriteSeen) => number;
+  /**
+   * Whether a ListObjectsV2 of this prefix (after /BUCKET/) comes back empty, as from a replica that has
+   * not seen the writes yet.
+   */
+  emptyListing?: (prefix: string) => boolean;
   /** Called as each write arrives, before it is forwarded. */
   onWrite?: (write: WriteSeen) => void;
   /**
@@ -93,6 +100,12 @@ export async function startFaultProxy(upstream: string, options: FaultProxyOptio
   const proxy: FaultProxy = { endpoint: '', writes: [], reads: [], slowdowns: 0, drops: 0, corruptions: 0, close: async () => undefined };
   const server: Server = createServer((req: IncomingMessage, res) => {
     if (options.notImplemented?.(req.method ?? '', decodeURIComponent((req.url ?? '').replace(/^\/[^/?]+\/?/, '')))) return answerLocally(req, res, 501, () => NOT_IMPLEMENTED);
+    if (options.emptyListing !== undefined && req.method === 'GET' && /[?&]list-type=2/.test(req.url ?? '')) {
+      const prefix = new URL(req.url ?? '', 'http://store').searchParams.get('prefix') ?? '';
+      if (options.emptyListing(prefix)) {
+        return answerLocally(req, res, 200, () => `<?xml version="1.0" encoding="UTF-8"?>\n<ListBucketResult xmlns="http://s3.amazonaws.com/doc/2006-03-01/"><Prefix>${prefix}</Prefix><KeyCount>0</KeyCount><MaxKeys>1000</MaxKeys><IsTruncated>false</IsTruncated></ListBucketResult>`);
+      }
+    }
     const isWrite = req.method !== 'GET' && req.method !== 'HEAD';
     const readKey = decodeURIComponent((req.url ?? '').replace(/^\/[^/?]+\/?/, '').split('?')[0]);
     if (req.method === 'GET' && readKey !== '') proxy.reads.push(readKey);
@@ -182,9 +195,10 @@ export async function startFaultProxy(upstream: string, options: FaultProxyOptio
       }
       req.pipe(upstreamRequest);
     };
-    if (isWrite && options.writeDelayMs) {
+    const delayMs = isWrite ? (options.writeDelayMs ?? 0) + (options.writeDelay?.(proxy.writes.at(-1)!) ?? 0) : 0;
+    if (delayMs > 0) {
       req.pause();
-      setTimeout(forward, options.writeDelayMs);
+      setTimeout(forward, delayMs);
     } else {
       forward();
     }

@@ -26,7 +26,7 @@ describe('a restore without the lease (status, queue list) while the holder save
     const config = loadConfig({ env: reader.env });
     const client = createBucketClient(config.export.s3);
     const objects = bucketStateStore(client, parseBucketPlace(config.state.url, 'state.url'), recordingLogger().logger, 5 * 1024 * 1024);
-    const session = new StateSession({ config, logger: recordingLogger().logger, command: 'status', mode: 'read' }, objects, objects, objects.clock);
+    const session = new StateSession({ config, logger: recordingLogger().logger, command: 'status', mode: 'read' }, objects, objects, objects.clock, null, null);
     expect(await session.acquire()).toBeNull();
     const readBase = session.newest?.manifest?.base.path;
 

@@ -81,15 +81,15 @@ describe('the state on a store that misbehaves', () => {
     closers.push(enforcing.close, faulty.close);
     Object.assign(process.env, awsEnv(faulty.endpoint));
     const dir = tempDir();
-    const config = loadConfig({ env: { LOYALTY_DB: join(dir, 'mirror.db'), LOYALTY_STATE_URL: `s3://${bucket}/renewals`, LOYALTY_STATE__LEASE_SECONDS: '3' } });
+    const config = loadConfig({ env: { LOYALTY_DB: join(dir, 'mirror.db'), LOYALTY_STATE_URL: `s3://${bucket}/renewals`, LOYALTY_STATE__LEASE_SECONDS: '30', LOYALTY_API__REQUEST_TIMEOUT_MS: '10000' } });
     const { logger, records } = recordingLogger();
     const begun = await beginStateSession({ config, logger, command: 'push', mode: 'wait' });
     if (!('session' in begun)) throw new Error('the lease should be free');
     const session = begun.session;
 
-    // Renewals come every second: the first is applied and unanswered, its retry refused; the next ones must go on.
+    // Renewals come every 10 s: the first is applied and unanswered, its retry refused; the next ones must go on.
     armed = true;
-    await sleep(3500);
+    await sleep(21_000);
     expect(faulty.drops).toBe(1);
     expect(records.some((record) => record.msg === 'could not renew the lease on the state; trying again')).toBe(true);
     expect(session.lostSignal.aborted, String(session.lostSignal.reason)).toBe(false);
@@ -123,6 +123,40 @@ describe('the state on a store that misbehaves', () => {
     try {
       expect(mirrorDiffAll(db, sim)).toEqual([]);
       expect(db.prepare('SELECT state FROM write_jobs').all()).toEqual([{ state: 'succeeded' }]);
+    } finally {
+      db.close();
+    }
+  });
+  it('appends through 409 ConditionalRequestConflict answers to its log entries, as S3 gives while another create of the key is in flight', async () => {
+    const bucket = await newBucket(client);
+    let conflicts = 0;
+    // The first two tries of every log entry are answered 409 without being applied.
+    const tries = new Map<string, number>();
+    const conflicting = await startConditionalPutProxy(swift().endpoint, client, {
+      conflict: (key) => {
+        if (!key.includes('/state/log/')) return false;
+        const seen = (tries.get(key) ?? 0) + 1;
+        tries.set(key, seen);
+        if (seen > 2) return false;
+        conflicts += 1;
+        return true;
+      },
+    });
+    closers.push(conflicting.close);
+    const first = runIn(conflicting.endpoint, bucket, ['sync']);
+    expect((await first.result).code).toBe(0);
+    const second = runIn(conflicting.endpoint, bucket, ['sync']);
+    const result = await second.result;
+    expect(result.code, result.stderr).toBe(0);
+
+    expect(conflicts).toBeGreaterThan(0);
+    // Each entry was created once, in order, after its conflicts: the second run restored the first's state.
+    const created = conflicting.answers.filter((answer) => answer.key.includes('/state/log/') && answer.status === 200).map((answer) => answer.key);
+    expect(new Set(created).size).toBe(created.length);
+    expect(created).toEqual([...created].sort());
+    const db = openDatabase(join(second.dir, 'mirror.db'), { mustExist: true });
+    try {
+      expect(mirrorDiffAll(db, sim)).toEqual([]);
     } finally {
       db.close();
     }

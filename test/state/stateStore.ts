@@ -1,6 +1,6 @@
 import type { S3Client } from '@aws-sdk/client-s3';
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { dirname, join, sep } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll } from 'vitest';
 import { startSimulator, type SimulatorHandle, type SimulatorOptions } from '../../src/simulator/index.js';
@@ -31,6 +31,14 @@ export interface StateStore {
   getBytes: (key: string) => Promise<Buffer>;
   /** The keys under `prefix` (PREFIX/…), sorted. */
   listKeys: (prefix: string) => Promise<string[]>;
+  /** The store's clock as its answers show it (skew it, or drop Date); see ConditionalPutProxy.storeClock. Bucket only. */
+  storeClock: () => ConditionalPutProxy['storeClock'];
+  /**
+   * Moves the store's clock on by `ms`: a lease of a run that is gone runs out without the test waiting for it.
+   * A folder's clock is this machine's, so there the log's entries move `ms` back in time instead, which is
+   * the same to every lease judged by them.
+   */
+  advanceStoreClock: (ms: number) => void;
   /** A run's environment in a folder of its own (as a job on a fresh container gets), on the state at `prefix`. */
   freshRun: (prefix: string, settings?: Record<string, string>) => { dir: string; env: Record<string, string> };
 }
@@ -87,6 +95,11 @@ export function useStateStore(simulator: SimulatorOptions, kind: StoreKind = 'bu
         .filter((key) => key.startsWith(prefix) && !key.split('/').some((segment) => segment.startsWith('.')))
         .sort();
     },
+    storeClock: () => bucketOnly(proxy).storeClock,
+    advanceStoreClock: (ms) => {
+      if (kind === 'bucket') bucketOnly(proxy).storeClock.skewMs += ms;
+      else moveLogBack(root, ms);
+    },
     freshRun: (prefix, settings = {}) => {
       const dir = tempDir('loyalty-state-');
       return {
@@ -112,4 +125,24 @@ export function seededRandom(seed: number): () => number {
     state = (state * 1103515245 + 12345) % 2 ** 31;
     return state / 2 ** 31;
   };
+}
+
+/** Every log entry under `root` written `ms` earlier, each replaced whole (a reader sees the old entry or the new). */
+function moveLogBack(root: string, ms: number): void {
+  const earlier = (iso: string) => new Date(Date.parse(iso) - ms).toISOString();
+  for (const entry of readdirSync(root, { recursive: true, withFileTypes: true })) {
+    if (!entry.isFile() || entry.name.startsWith('.') || !entry.parentPath.endsWith(`${sep}state${sep}log`)) continue;
+    const file = join(entry.parentPath, entry.name);
+    let value: { leaseUntil: string; writtenAt: string };
+    try {
+      value = JSON.parse(readFileSync(file, 'utf8')) as { leaseUntil: string; writtenAt: string };
+    } catch (error) {
+      // Removed by a retention sweep meanwhile.
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') continue;
+      throw error;
+    }
+    const temp = join(entry.parentPath, `.${entry.name}.moved`);
+    writeFileSync(temp, `${JSON.stringify({ ...value, leaseUntil: earlier(value.leaseUntil), writtenAt: earlier(value.writtenAt) }, null, 1)}\n`);
+    renameSync(temp, file);
+  }
 }

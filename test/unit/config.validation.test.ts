@@ -55,6 +55,8 @@ describe('loadConfig', () => {
     ['a state URL equal to the export target', { state: { url: 's3://shared/loyalty/' }, export: { url: 's3://shared/loyalty' } }, /^Config key "state\.url" \(or LOYALTY_STATE_URL\) is "s3:\/\/shared\/loyalty\/", the same place as the export target "s3:\/\/shared\/loyalty" \(export\.url\); expected a prefix of its own, such as s3:\/\/shared\/loyalty-state, since each deletes its own old objects under its prefix\.$/],
     ['a state URL inside the export target', { state: { url: 's3://shared/loyalty/state' }, export: { url: 's3://shared/loyalty' } }, /"state\.url".*, inside the export target/],
     ['a state URL around the export target', { state: { url: 's3://shared/loyalty' }, export: { url: 's3://shared/loyalty/exports' } }, /"state\.url".*, around the export target/],
+    ['a lease on the state shorter than 30 s', { state: { leaseSeconds: 29 } }, /"state\.leaseSeconds" is 29 .*from 30 to 2147483/],
+    ['a lease on the state that a request to the API would not fit in', { state: { url: 's3://bucket/state', leaseSeconds: 36 }, api: { requestTimeoutMs: 30000 } }, /"state\.leaseSeconds" is 36; expected at least 37 with api\.requestTimeoutMs 30000: a run relies on five sixths of its lease/],
     ['a response limit below 1 MiB', { api: { maxResponseBytes: 1000 } }, /"api\.maxResponseBytes" is 1000 \(a number\); expected an integer >= 1048576/],
   ];
   for (const [what, content, message] of bad) {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { LOG_FORMAT, leaseVerdict, logPath, parseEntry, seqOfLogPath, type EntryKind, type LogEntry } from '../../src/state/leaseLog.js';
+import { appendStands, LOG_FORMAT, leaseVerdict, logPath, parseEntry, safeLeaseMs, seqOfLogPath, type EntryKind, type LogEntry } from '../../src/state/leaseLog.js';
 import { FANOUT, planSave } from '../../src/state/planSave.js';
 import type { StateManifest } from '../../src/state/leaseLog.js';
 import type { StoredSegment } from '../../src/state/dumpFormat.js';
@@ -22,6 +22,35 @@ describe('who may write the next log entry', () => {
     const held = entry(3, 'save', 'other', T0 + 1);
     expect(leaseVerdict(held, T0, 'me')).toEqual({ kind: 'held', holder: held.holder, until: held.leaseUntil });
     expect(leaseVerdict(held, T0, 'other')).toEqual({ kind: 'mine' });
+  });
+
+  it('is nobody, without a usable store clock, when the lease only looks run out: the clock that says so may be the broken one', () => {
+    const expired = entry(3, 'renew', 'other', T0 - 1);
+    expect(leaseVerdict(expired, T0, 'me', false)).toEqual({ kind: 'unjudged', holder: expired.holder, until: expired.leaseUntil });
+    // A released lease needs no clock; one that lasts is held either way.
+    expect(leaseVerdict(entry(3, 'release', 'other', T0 - 1), T0, 'me', false)).toEqual({ kind: 'free' });
+    expect(leaseVerdict(entry(3, 'renew', 'other', T0 + 1), T0, 'me', false).kind).toBe('held');
+  });
+
+  it("leaves unused at the end of a lease a sixth of it, or the store clock's uncertainty when that is more", () => {
+    expect(safeLeaseMs(300_000, 1_200)).toBe(250_000);
+    // A slow answer set the clock: its whole round trip is left unused too.
+    expect(safeLeaseMs(30_000, 1_000 + 9_000)).toBe(30_000 - 11_000);
+    expect(safeLeaseMs(30_000, 60_000)).toBe(0);
+  });
+
+  it('counts an entry only while the entries it was written after are still the ones its writer read, and none follows it', () => {
+    const read = { seq: 40, writeId: 'w40' };
+    const mine = { seq: 41, writeId: 'mine' };
+    expect(appendStands([read], mine, new Map([[40, 'w40'], [41, 'mine'], [42, null]]))).toBe(true);
+    // Finding 4: entry 40 was pruned and written again by another run held up as long; it exists, but is not the one read.
+    expect(appendStands([read], mine, new Map([[40, 'stray'], [41, 'mine'], [42, null]]))).toBe(false);
+    // Gone: pruned behind a writer held up past the retention.
+    expect(appendStands([read], mine, new Map([[40, null], [41, 'mine'], [42, null]]))).toBe(false);
+    // Followed: others wrote on after the number this writer took.
+    expect(appendStands([read], mine, new Map([[40, 'w40'], [41, 'mine'], [42, 'other']]))).toBe(false);
+    // A state's first entry follows nothing.
+    expect(appendStands([], { seq: 1, writeId: 'first' }, new Map([[1, 'first'], [2, null]]))).toBe(true);
   });
 
   it('names entries so the store lists them in order, and reads back only its own', () => {

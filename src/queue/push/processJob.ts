@@ -1,5 +1,5 @@
 import { ApiError, describeError, isUnreachable, leftUntouched } from '../../api/errors.js';
-import type { ApiClient } from '../../api/client.js';
+import { UnsentWriteError, type ApiClient } from '../../api/client.js';
 import { honouredRetryAfterMs } from '../../api/retry.js';
 import type { Config } from '../../config.js';
 import type { Db } from '../../db/open.js';
@@ -72,6 +72,11 @@ async function sendAndRecord(deps: PushDeps, job: WriteJob, logger: Logger, answ
     completeJob(deps.db, { id: job.id, workerId: deps.workerId, ...result, now: deps.now() });
     return 'succeeded';
   } catch (error) {
+    if (error instanceof UnsentWriteError) {
+      // Never sent: back to the queue as it was, and the reason (a lost lease) stops the push.
+      releaseJob(deps.db, { id: job.id, workerId: deps.workerId, now: deps.now() });
+      throw error.cause;
+    }
     if (!(error instanceof ApiError)) throw error;
     // A 4xx refused the write as surely as a 429 deferred it; a 5xx or a lost answer to a POST proves nothing.
     if (leftUntouched(error) || error.kind === 'permanent') answer.known = { applied: false };

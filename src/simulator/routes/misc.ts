@@ -1,4 +1,4 @@
-import { ACCOUNT_ID, PROGRAM_ID } from '../catalog.js';
+import { ACCOUNT_ID } from '../catalog.js';
 import type { RouteRequest, SimContext } from '../context.js';
 import type { Reply } from '../http.js';
 import { QueryReader } from '../params.js';
@@ -6,8 +6,8 @@ import { QueryReader } from '../params.js';
 const UNSUBSCRIBES_DEFAULT_LIMIT = 100;
 
 /** GET /v2/identity/whoami: the API key variant of the identity. */
-export function whoami(_ctx: SimContext, request: RouteRequest): Reply {
-  const identity = { kind: 'api_key', account_id: ACCOUNT_ID, program_id: PROGRAM_ID, scopes: request.credential.scopes, integration: null };
+export function whoami(ctx: SimContext, request: RouteRequest): Reply {
+  const identity = { kind: 'api_key', account_id: ACCOUNT_ID, program_id: ctx.programId, scopes: request.credential.scopes, integration: null };
   return { status: 200, body: JSON.stringify({ identity }) };
 }
 

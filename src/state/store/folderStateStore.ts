@@ -12,7 +12,7 @@ import type { StateClock, StateStore } from './stateStore.js';
 const NO_HARD_LINKS = new Set(['EPERM', 'ENOTSUP', 'EOPNOTSUPP', 'ENOSYS', 'EXDEV']);
 
 /** The folder is on this machine (or a mount of it): the local clock is the store's clock. */
-const LOCAL_CLOCK: StateClock = { now: () => Date.now(), known: true };
+const LOCAL_CLOCK: StateClock = { now: () => Date.now(), usable: true, unusableBecause: null, uncertaintyMs: 0 };
 
 /**
  * The state in a local or mounted folder (`state.url=file:///PATH`), laid out as in a bucket: each

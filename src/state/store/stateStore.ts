@@ -6,8 +6,15 @@ export type { StoredObject };
 export interface StateClock {
   /** Milliseconds since the epoch. */
   now(): number;
-  /** Whether this is the store's time rather than the local clock standing in for it. */
-  readonly known: boolean;
+  /**
+   * Whether this is a time to judge a lease's expiry by: the store's own, credibly. Without it no run
+   * takes over a lease that looks run out, since the clock that says so may be the broken one.
+   */
+  readonly usable: boolean;
+  /** Why the clock is not usable, as a clause ("the store sends no Date header"); null when it is. */
+  readonly unusableBecause: string | null;
+  /** How far the store's time may be ahead of `now()`. */
+  readonly uncertaintyMs: number;
 }
 
 /**
