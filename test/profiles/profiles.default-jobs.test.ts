@@ -41,6 +41,10 @@ function duckType(column: Manifest['files'][number]['columns'][number]): string 
     case 'text':
     case 'json':
       return 'VARCHAR';
+    case 'date':
+      return 'DATE';
+    case 'real':
+      return 'DOUBLE';
   }
 }
 

@@ -4,8 +4,7 @@ import type { Db } from '../../../src/db/open.js';
 import { nextChangeSeq, type ApiRecord } from '../../../src/db/upsertRecords.js';
 import { commitPath, parseCommit } from '../../../src/export/delta/actions.js';
 import type { DeltaStore } from '../../../src/export/delta/store.js';
-import { tableSchema, type ExportColumn, type ExportTable } from '../../../src/export/schema.js';
-import type { ColumnType } from '../../../src/streams/index.js';
+import { tableSchema, type ExportColumn, type ExportColumnType, type ExportTable } from '../../../src/export/schema.js';
 import type { DeltaTableContents } from '../../helpers/deltaTable.js';
 import { upsert } from '../helpers.js';
 
@@ -30,10 +29,12 @@ function tableColumns(db: Db, table: string): ExportColumn[] {
  */
 export function liveMirrorRows(db: Db, table: string): ComparableRow[] {
   const columns = tableColumns(db, table).sort((a, b) => rowOrder(a.name, b.name));
-  const live = table === 'unsubscribes' ? 't._removed_at IS NULL AND t.removed_at IS NULL' : 't._removed_at IS NULL';
+  const names = new Set(columns.map((column) => column.name));
+  // A model has no removal marks: every row is live.
+  const live = table === 'unsubscribes' ? 't._removed_at IS NULL AND t.removed_at IS NULL' : names.has('_removed_at') ? 't._removed_at IS NULL' : 'TRUE';
   // Integers as SQLite's own text of them, so no 64-bit id or counter is rounded on the way.
   const list = columns.map(({ name, type }) => (type === 'integer' ? `CAST(t."${name}" AS TEXT)` : `t."${name}"`)).join(', ');
-  const rows = db.prepare(`SELECT ${list} FROM "${table}" AS t WHERE ${live} ORDER BY t.id`).raw(true).all() as unknown[][];
+  const rows = db.prepare(`SELECT ${list} FROM "${table}" AS t WHERE ${live} ORDER BY ${names.has('id') ? 't.id' : 't.rowid'}`).raw(true).all() as unknown[][];
   const convert = columns.map((column) => MIRROR_VALUE[column.type]);
   return rowTexts(
     columns.map((column) => column.name),
@@ -98,8 +99,10 @@ const text: Convert = (value) => (value === null || value === undefined ? null :
 const timestamp: Convert = (value) => (value === null || value === undefined ? null : instant(String(value)));
 
 /** The mirror's values by type (as liveMirrorRows selects them): integers as text, booleans 0/1, timestamps ISO text. */
-const MIRROR_VALUE: Record<ColumnType, Convert> = {
+const MIRROR_VALUE: Record<ExportColumnType, Convert> = {
   integer: text,
+  date: text,
+  real: text,
   boolean: (value) => (value === null ? null : value === 1),
   timestamp,
   decimal: text,
