@@ -52,11 +52,13 @@ declare module 'vitest' {
     prometheus: string;
     /** Path of the Pushgateway that `once --pushgateway` pushes to (test/metrics). */
     pushgateway: string;
+    /** Path of the headless Chromium launcher that opens `report`'s page (test/report). */
+    chromium: string;
   }
 }
 
 /**
- * Brings Swift, promtool, Prometheus and the Pushgateway into the cache folder when they are missing,
+ * Brings Swift, promtool, Prometheus, the Pushgateway and Chromium into the cache folder when they are missing,
  * then starts one real S3-protocol server (OpenStack Swift) for every object-storage test of the run.
  */
 export default async function setup(project: TestProject): Promise<() => void> {
@@ -64,6 +66,7 @@ export default async function setup(project: TestProject): Promise<() => void> {
   bringTool('scripts/install-swift.sh');
   const prometheus = bringTool('scripts/install-prometheus.sh');
   for (const tool of ['promtool', 'prometheus', 'pushgateway'] as const) project.provide(tool, join(prometheus, tool));
+  project.provide('chromium', join(bringTool('scripts/install-chromium.sh'), 'chromium'));
   const swift = await startSwift();
   project.provide('swift', { endpoint: swift.endpoint, accessKeyId: swift.accessKeyId, secretAccessKey: swift.secretAccessKey });
   return () => swift.stop();
