@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runExport, type ExportReport } from '../../../src/export/index.js';
 import type { ManifestFile } from '../../../src/export/manifest.js';
 import { readManifest } from '../../../src/export/manifest.js';
+import { runCli } from '../../helpers/cli.js';
 import { readDeltaTable } from '../../helpers/deltaTable.js';
 import { deltaRows, liveMirrorRows } from '../delta/mirrorRows.js';
 import { duckdb, query, silentLogger } from '../helpers.js';
@@ -106,5 +107,20 @@ describe('the model tables exported like the streams: CSV, Parquet and Delta, ty
     const again = await runExport({ db: mirror.db, config: mirror.config, logger: silentLogger, formats: ['delta'], sinceLast: true });
     expect(again.delta.filter((entry) => MODELS.includes(entry.table as (typeof MODELS)[number])).map((entry) => entry.version)).toEqual([1, 1, 1]);
     await check();
+  });
+
+  it('export --table points_ledger_daily writes that model alone, listed as a model with its rows, a partial run', async () => {
+    const exportDir = join(mirror.dir, 'one-table');
+    const result = await runCli(['export', '--table', 'points_ledger_daily', '--format', 'csv,parquet'], { env: { LOYALTY_DB: mirror.path, LOYALTY_EXPORT_DIR: exportDir } });
+    expect(result.code, result.stderr).toBe(0);
+    const manifest = await readManifest(join(exportDir, 'manifests', 'latest-partial.json'));
+    const rows = mirrorCount('points_ledger_daily');
+    expect(manifest.tables).toEqual([{ table: 'points_ledger_daily', kind: 'model', rows }]);
+    expect(manifest.files.map((file) => [file.table, file.format, file.rows, file.kind])).toEqual([
+      ['points_ledger_daily', 'csv', rows, 'full'],
+      ['points_ledger_daily', 'parquet', rows, 'full'],
+    ]);
+    expect(manifest.complete).toBe(false);
+    expect(manifest.files[1].columns.find((column) => column.name === 'day')).toEqual({ name: 'day', type: 'date', parquet: { physical: 'INT32', logical: 'DATE' } });
   });
 });
