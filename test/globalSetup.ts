@@ -54,11 +54,13 @@ declare module 'vitest' {
     pushgateway: string;
     /** Folder of the chdb package, the Delta engine the Delta tests open every table with (test/helpers/deltaEngine.ts). */
     chdb: string;
+    /** Path of the headless Chromium launcher that opens `report`'s page (test/report). */
+    chromium: string;
   }
 }
 
 /**
- * Brings Swift, promtool, Prometheus, the Pushgateway and chdb into the cache folder when they are missing,
+ * Brings Swift, promtool, Prometheus, the Pushgateway, chdb and Chromium into the cache folder when they are missing,
  * then starts one real S3-protocol server (OpenStack Swift) for every object-storage test of the run.
  */
 export default async function setup(project: TestProject): Promise<() => void> {
@@ -67,6 +69,7 @@ export default async function setup(project: TestProject): Promise<() => void> {
   const prometheus = bringTool('scripts/install-prometheus.sh');
   for (const tool of ['promtool', 'prometheus', 'pushgateway'] as const) project.provide(tool, join(prometheus, tool));
   project.provide('chdb', bringTool('scripts/install-chdb.sh'));
+  project.provide('chromium', join(bringTool('scripts/install-chromium.sh'), 'chromium'));
   const swift = await startSwift();
   project.provide('swift', { endpoint: swift.endpoint, accessKeyId: swift.accessKeyId, secretAccessKey: swift.secretAccessKey });
   return () => swift.stop();

@@ -79,6 +79,12 @@ const COMMANDS: Record<string, CommandEntry> = {
     needsConfig: true,
     run: async (argv, ctx) => (await import('./balances.js')).balancesCommand(argv, ctx),
   },
+  report: {
+    state: () => 'read',
+    summary: 'write one self-contained HTML page of the points ledger for finance: outstanding points and liability, movements, redemption, members\' revenue, tiers, reconciliation (--out FILE.html)',
+    needsConfig: true,
+    run: async (argv, ctx) => (await import('./report.js')).reportCommand(argv, ctx),
+  },
   whoami: {
     summary: "the credential's identity and scopes, and which configured jobs they do not allow (--json)",
     needsConfig: true,

@@ -1,4 +1,4 @@
-import { Bool, Decimal, Int64, TimestampMicrosecond, Uint8, Utf8, makeData, type Data, type DataType } from 'apache-arrow';
+import { Bool, DateDay, Decimal, Float64, Int64, TimestampMicrosecond, Uint8, Utf8, makeData, type Data, type DataType } from 'apache-arrow';
 import { fitsMoneyDecimal, MONEY_PRECISION, MONEY_SCALE, toUnscaled } from './decimal.js';
 import type { ExportColumn } from './schema.js';
 import type { ColumnPiece, JsonCell } from './columnBatches.js';
@@ -9,8 +9,8 @@ export interface ParquetColumn {
   name: string;
   type: ExportColumn['type'];
   arrow: DataType;
-  storage: 'int64' | 'timestamp' | 'bool' | 'decimal' | 'utf8';
-  physical: 'INT64' | 'BOOLEAN' | 'BYTE_ARRAY';
+  storage: 'int64' | 'timestamp' | 'bool' | 'decimal' | 'utf8' | 'date' | 'float64';
+  physical: 'INT64' | 'INT32' | 'DOUBLE' | 'BOOLEAN' | 'BYTE_ARRAY';
   logical: string | null;
 }
 
@@ -31,6 +31,10 @@ export function parquetColumns(columns: readonly ExportColumn[], moneyFits: (col
         return moneyFits(name)
           ? { name, type, arrow: new Decimal(MONEY_SCALE, MONEY_PRECISION, 128), storage: 'decimal', physical: 'INT64', logical: `DECIMAL(${MONEY_PRECISION},${MONEY_SCALE})` }
           : { name, type, arrow: new Utf8(), storage: 'utf8', physical: 'BYTE_ARRAY', logical: 'STRING' };
+      case 'date':
+        return { name, type, arrow: new DateDay(), storage: 'date', physical: 'INT32', logical: 'DATE' };
+      case 'real':
+        return { name, type, arrow: new Float64(), storage: 'float64', physical: 'DOUBLE', logical: null };
       case 'text':
       case 'json':
         return { name, type, arrow: new Utf8(), storage: 'utf8', physical: 'BYTE_ARRAY', logical: 'STRING' };
@@ -64,6 +68,10 @@ export function buildColumn(column: ParquetColumn, piece: ColumnPiece): BuiltCol
       return boolData(column.arrow as Bool, piece.values);
     case 'decimal':
       return decimalData(column.arrow as Decimal, piece.values);
+    case 'date':
+      return dateData(column.arrow as DateDay, piece.values);
+    case 'float64':
+      return float64Data(column.arrow as Float64, piece.values);
     default:
       return int64Data(column.arrow as Int64, piece.values, integerValue);
   }
@@ -188,6 +196,56 @@ function boolData(type: Bool, values: readonly JsonCell[]): BuiltColumn {
  */
 function allNullBoolData(length: number, nullBitmap: Uint8Array): Data {
   return makeData({ type: new Uint8(), length, nullCount: length, nullBitmap, data: new Uint8Array(length) });
+}
+
+const DAY_MS = 86_400_000;
+
+/** Days since 1970-01-01 of an ISO `YYYY-MM-DD` date; null for anything else (a calendar day that does not exist included). */
+export function epochDay(text: string): number | null {
+  const match = /^(\d{4})-(\d{2})-(\d{2})$/.exec(text);
+  if (match === null) return null;
+  const [year, month, day] = [Number(match[1]), Number(match[2]), Number(match[3])];
+  const ms = Date.UTC(year, month - 1, day);
+  const date = new Date(ms);
+  return date.getUTCFullYear() === year && date.getUTCMonth() === month - 1 && date.getUTCDate() === day ? ms / DAY_MS : null;
+}
+
+/** Date32: days since the epoch, as Parquet's DATE stores them. */
+function dateData(type: DateDay, values: readonly JsonCell[]): BuiltColumn {
+  const length = values.length;
+  const days = new Int32Array(length);
+  const validity = new Validity(length);
+  const invalid = new Invalids();
+  for (let i = 0; i < length; i += 1) {
+    const value = values[i];
+    const day = typeof value === 'string' ? epochDay(value) : null;
+    if (day !== null) {
+      days[i] = day;
+      validity.set(i);
+    } else {
+      if (value !== null) invalid.add(i);
+      validity.nulls += 1;
+    }
+  }
+  return { data: makeData({ type, length, nullCount: validity.nulls, nullBitmap: validity.bits, data: days }), invalid: invalid.count, firstInvalid: invalid.first };
+}
+
+function float64Data(type: Float64, values: readonly JsonCell[]): BuiltColumn {
+  const length = values.length;
+  const numbers = new Float64Array(length);
+  const validity = new Validity(length);
+  const invalid = new Invalids();
+  for (let i = 0; i < length; i += 1) {
+    const value = values[i];
+    if (typeof value === 'number') {
+      numbers[i] = value;
+      validity.set(i);
+    } else {
+      if (value !== null) invalid.add(i);
+      validity.nulls += 1;
+    }
+  }
+  return { data: makeData({ type, length, nullCount: validity.nulls, nullBitmap: validity.bits, data: numbers }), invalid: invalid.count, firstInvalid: invalid.first };
 }
 
 /** Decimal128: four little-endian 32-bit words per value, the unscaled integer in two's complement. */

@@ -1,11 +1,11 @@
-import type { ColumnType } from '../streams/index.js';
 import { MONEY_PRECISION, MONEY_SCALE } from './decimal.js';
-import type { ExportColumn } from './schema.js';
+import type { ExportColumn, ExportColumnType } from './schema.js';
+import type { Snapshot } from './snapshot.js';
 
 /** A column of a BigQuery schema, as `bq load` takes it in a schema file. */
 export interface BigQueryField {
   name: string;
-  type: 'INT64' | 'STRING' | 'BOOL' | 'NUMERIC' | 'TIMESTAMP';
+  type: 'INT64' | 'STRING' | 'BOOL' | 'NUMERIC' | 'TIMESTAMP' | 'DATE' | 'FLOAT64';
   mode: 'NULLABLE';
 }
 
@@ -45,8 +45,12 @@ export function loaderTypesOf(columns: readonly ExportColumn[], checks: CsvValue
 }
 
 function typesOf(column: ExportColumn, checks: CsvValueChecks): { duckdb: string; bigquery: BigQueryField['type'] } {
-  const type: ColumnType = column.type;
+  const type: ExportColumnType = column.type;
   switch (type) {
+    case 'date':
+      return { duckdb: 'DATE', bigquery: 'DATE' };
+    case 'real':
+      return { duckdb: 'DOUBLE', bigquery: 'FLOAT64' };
     case 'integer':
       return { duckdb: 'BIGINT', bigquery: 'INT64' };
     case 'boolean':

@@ -31,6 +31,12 @@ export function csvLineSql(columns: readonly ExportColumn[], options: CsvOptions
 
 function cellSql(value: string, column: ExportColumn, options: CsvOptions): string {
   switch (column.type) {
+    // A share: a number, never a formula.
+    case 'real':
+      return `CAST(${value} AS TEXT)`;
+    // A day is ISO text the ledger wrote: it starts with a digit.
+    case 'date':
+      return quotedSql(value);
     case 'integer':
       // The sync stores only integers here; text could only come from an older mirror, and is guarded.
       return options.formulaGuard ? `CASE WHEN typeof(${value}) = 'text' THEN ${guardedSql(value)} ELSE CAST(${value} AS TEXT) END` : `CAST(${value} AS TEXT)`;

@@ -2,19 +2,18 @@ import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { STREAM_NAMES, type SnapshotFormat } from '../config.js';
 import type { DriftEntry } from '../drift/index.js';
-import type { ColumnType } from '../streams/index.js';
 import type { BigQueryField } from './csvLoaderTypes.js';
 import { DIR_MODE, FILE_MODE } from './fileSink.js';
 import type { InvalidValue } from './invalidValues.js';
 import { MANIFEST_DIR, pointerOf, tmpPathFor } from './layout.js';
-import type { ExportTable } from './schema.js';
+import type { ExportColumnType, ExportTable, TableKind } from './schema.js';
 
 export const MANIFEST_VERSION = 1;
 
 export interface ManifestColumn {
   name: string;
-  /** The mirror's logical type (src/streams). */
-  type: ColumnType;
+  /** The mirror's logical type (src/streams, src/ledger/models). */
+  type: ExportColumnType;
   /** Parquet files only: how the column is stored. */
   parquet?: { physical: string; logical: string | null };
 }
@@ -67,6 +66,8 @@ export interface Manifest {
   };
   /** How money is typed in Parquet; see decimal.ts. */
   moneyRule: string;
+  /** Every table of the run: a stream, a model (derived from the streams, always exported whole) or the write queue, and its rows in the run. */
+  tables: ManifestTable[];
   files: ManifestFile[];
   /**
    * Per exported stream table, what its records carried that the API spec does not list (fields, enum values),
@@ -75,6 +76,13 @@ export interface Manifest {
   schemaDrift: Record<string, DriftEntry[]>;
   /** Delta runs only: each stream table's Delta table after the run, per place it lives (the export folder, the bucket). */
   delta?: ManifestDeltaTable[];
+}
+
+export interface ManifestTable {
+  table: ExportTable;
+  kind: TableKind;
+  /** Rows the run holds of the table: of its files, or of the snapshot for a run of Delta tables alone. */
+  rows: number;
 }
 
 export interface ManifestDeltaTable {

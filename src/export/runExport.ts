@@ -1,6 +1,6 @@
 import { mkdir, rm } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { STREAM_NAMES, type Config, type ExportFormat, type SnapshotFormat } from '../config.js';
+import { type Config, type ExportFormat, type SnapshotFormat } from '../config.js';
 import type { Db } from '../db/open.js';
 import type { Logger } from '../log.js';
 import { toolVersion } from '../version.js';
@@ -11,12 +11,12 @@ import { newRunId, partitionDate } from './layout.js';
 import { ExportFolder } from './insideExportFolder.js';
 import { warnInvalidValues } from './invalidValues.js';
 import { isProcessAlive, removeLeftovers } from './leftovers.js';
-import { isCompleteRun, MANIFEST_VERSION, writeManifest, type Manifest, type ManifestDeltaTable, type ManifestFile } from './manifest.js';
+import { isCompleteRun, MANIFEST_VERSION, writeManifest, type Manifest, type ManifestDeltaTable, type ManifestFile, type ManifestTable } from './manifest.js';
 import type { BucketPublisher } from './bucket/publisher.js';
 import { completePublication, failPublication, publicationCompleted, startPublication } from './publications.js';
 import { applyRetention } from './retention.js';
 import { dropExpiredRunLocks, holdRunLock, isRunLive } from './runLock.js';
-import { EXPORT_TABLES, tableSchema, type ExportTable } from './schema.js';
+import { DEFAULT_EXPORT_TABLES, EXPORT_TABLES, tableSchema, type ExportTable } from './schema.js';
 import { Snapshot } from './snapshot.js';
 import { parseBucketPlace, type BucketPlace } from '../bucket/place.js';
 import { writeTableFile, type PendingFile } from './writeTableFile.js';
@@ -32,7 +32,7 @@ export interface ExportOptions {
   logger: Logger;
   /** Default: config.export.formats. */
   formats?: ExportFormat[];
-  /** Default: the five streams; write_jobs only when named. */
+  /** Default: the five streams and the model tables; write_jobs only when named. */
   tables?: ExportTable[];
   /** Only rows changed since the previous successful export of each table. */
   sinceLast?: boolean;
@@ -121,7 +121,7 @@ async function exportRun(options: ExportOptions & { now: Date }, run: RunContext
   const formats = unique(options.formats ?? config.export.formats);
   const fileFormats = formats.filter((format): format is SnapshotFormat => format !== 'delta');
   const wantsDelta = formats.includes('delta');
-  const tables = unique(options.tables ?? [...STREAM_NAMES]);
+  const tables = unique(options.tables ?? [...DEFAULT_EXPORT_TABLES]);
   const date = partitionDate(now);
   const requestedKind = options.sinceLast ? 'since_last' : 'full';
   const target = options.target ?? (config.export.url === '' ? null : parseBucketPlace(config.export.url, 'export.url'));
@@ -172,6 +172,7 @@ async function exportRun(options: ExportOptions & { now: Date }, run: RunContext
     started = true;
 
     const outcomes: TableOutcome[] = [];
+    const listed: ManifestTable[] = [];
     for (const schema of schemas) {
       const baseline = schema.tracksChanges ? previous.get(schema.table) : undefined;
       const since = baseline ? baseline.maxChangeSeq : null;
@@ -192,6 +193,7 @@ async function exportRun(options: ExportOptions & { now: Date }, run: RunContext
         warnInvalidValues(logger, schema.table, file.entry.path, file.invalid);
       }
       outcomes.push({ table: schema.table, maxChangeSeq: schema.tracksChanges ? snapshot.maxChangeSeq(schema.table) : 0, sinceChangeSeq: since, rows });
+      listed.push({ table: schema.table, kind: schema.kind, rows: fileFormats.length > 0 ? rows : snapshot.rowCount(schema.table) });
     }
     // A lock lost to another export (this one stalled past its lease) stops the commits: the other plans from the same version.
     const deltaSignal = deltaLock === null ? options.signal : options.signal ? AbortSignal.any([options.signal, deltaLock.lost]) : deltaLock.lost;
@@ -215,6 +217,7 @@ async function exportRun(options: ExportOptions & { now: Date }, run: RunContext
       program: null,
       snapshot: { changeSeq, watermarks },
       moneyRule: MONEY_RULE,
+      tables: listed,
       files: pending.map((file) => file.entry),
       schemaDrift,
       ...(delta ? { delta } : {}),

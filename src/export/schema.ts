@@ -1,22 +1,34 @@
 import { STREAM_NAMES, type StreamName } from '../config.js';
 import type { Db } from '../db/open.js';
+import { MODELS, MODEL_NAMES, type ModelDefinition } from '../ledger/models/index.js';
 import { STREAMS, type ColumnType } from '../streams/index.js';
 
-/** The five mirror streams, plus the write queue when asked for by name. */
-export const EXPORT_TABLES = [...STREAM_NAMES, 'write_jobs'] as const;
+/** The five mirror streams and the model tables (src/ledger/models), plus the write queue when asked for by name. */
+export const EXPORT_TABLES = [...STREAM_NAMES, ...MODEL_NAMES, 'write_jobs'] as const;
+/** A name of EXPORT_TABLES (isExportTable checks one); the models' names are known at run time only. */
 export type ExportTable = (typeof EXPORT_TABLES)[number];
+
+/** What a plain export writes: every stream and every model. */
+export const DEFAULT_EXPORT_TABLES: readonly ExportTable[] = [...STREAM_NAMES, ...MODEL_NAMES];
+
+/** A stream mirrors the API; a model is derived from the streams (the points ledger); the queue holds our writes. */
+export type TableKind = 'stream' | 'model' | 'queue';
 
 export function isExportTable(name: string): name is ExportTable {
   return (EXPORT_TABLES as readonly string[]).includes(name);
 }
 
+/** The streams' types, and the models' `date` (ISO `YYYY-MM-DD` text in the mirror) and `real` (a share). */
+export type ExportColumnType = ColumnType | 'date' | 'real';
+
 export interface ExportColumn {
   name: string;
-  type: ColumnType;
+  type: ExportColumnType;
 }
 
 export interface TableSchema {
   table: ExportTable;
+  kind: TableKind;
   columns: ExportColumn[];
   /** Whether rows carry `_change_seq`, so a since-last export can pick the changed ones. */
   tracksChanges: boolean;
@@ -48,13 +60,19 @@ export function tableSchema(db: Db, table: ExportTable): TableSchema {
     );
   }
   if (table === 'write_jobs') {
-    return { table, columns: declared.map(inferColumn), tracksChanges: declared.some((column) => column.name === '_change_seq') };
+    return { table, kind: 'queue', columns: declared.map(inferColumn), tracksChanges: declared.some((column) => column.name === '_change_seq') };
   }
-  const columns = streamColumns(table);
+  const model = MODELS.find((candidate) => candidate.name === table);
+  // A model is rebuilt from a day on, not tracked row by row: every export takes it whole.
+  const [kind, columns, tracksChanges] = model === undefined ? (['stream', streamColumns(table as StreamName), true] as const) : (['model', modelColumns(model), false] as const);
   const present = new Set(declared.map((column) => column.name));
   const absent = columns.filter((column) => !present.has(column.name)).map((column) => column.name);
   if (absent.length > 0) throw new Error(`Table ${table} lacks column(s) ${absent.join(', ')}; the mirror schema is older than this export expects.`);
-  return { table, columns, tracksChanges: true };
+  return { table, kind, columns, tracksChanges };
+}
+
+function modelColumns(model: ModelDefinition): ExportColumn[] {
+  return model.columns.map(({ name, type }) => ({ name, type }));
 }
 
 function streamColumns(name: StreamName): ExportColumn[] {

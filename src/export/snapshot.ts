@@ -61,6 +61,10 @@ export class Snapshot {
     return (afterChangeSeq === null ? statement.iterate() : statement.iterate(afterChangeSeq)) as IterableIterator<Cell>;
   }
 
+  rowCount(table: string): number {
+    return this.db.prepare(`SELECT count(*) FROM "${table}"`).pluck().get() as number;
+  }
+
   maxChangeSeq(table: string): number {
     return this.db.prepare(`SELECT coalesce(max(_change_seq), 0) FROM "${table}"`).pluck().get() as number;
   }

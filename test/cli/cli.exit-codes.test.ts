@@ -38,7 +38,7 @@ describe('the command line', () => {
     const result = await runCli(['synk'], { env });
     expect(result.code).toBe(2);
     expect(result.stderr.trim()).toBe(
-      'loyalty-sync: Unknown command "synk"; expected one of: sync, push, export, once, run, status, verify, whoami, queue, state, simulate, demo.',
+      'loyalty-sync: Unknown command "synk"; expected one of: sync, push, export, once, run, status, verify, balances, report, whoami, queue, state, simulate, demo.',
     );
   });
 

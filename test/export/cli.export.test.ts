@@ -38,7 +38,7 @@ describe('loyalty-sync export', () => {
     expect(format.stderr).toContain('--format contains "xlsx"; expected csv, parquet');
     const table = await runCli(['export', '--table', 'reviews'], { env });
     expect(table.code).toBe(2);
-    expect(table.stderr).toContain('--table is "reviews"; expected one of customers, orders, activities, transactions, unsubscribes, write_jobs.');
+    expect(table.stderr).toContain('--table is "reviews"; expected one of customers, orders, activities, transactions, unsubscribes, customer_points_daily, points_ledger_daily, program_metrics_daily, write_jobs.');
   });
 
   it('fails with exit 1 and one sentence when the export cannot run', async () => {

@@ -52,7 +52,7 @@ describe("a CSV file's loader types in the manifest", () => {
     for (const file of manifest.files) {
       expect(Object.keys(file.duckdbTypes ?? {}), file.path).toEqual(file.columns.map((column) => column.name));
       expect(file.bigquerySchema?.map((field) => field.name), file.path).toEqual(file.columns.map((column) => column.name));
-      for (const field of file.bigquerySchema ?? []) expect(['INT64', 'STRING', 'BOOL', 'NUMERIC', 'TIMESTAMP'], `${file.path}: ${field.name}`).toContain(field.type);
+      for (const field of file.bigquerySchema ?? []) expect(['INT64', 'STRING', 'BOOL', 'NUMERIC', 'TIMESTAMP', 'DATE', 'FLOAT64'], `${file.path}: ${field.name}`).toContain(field.type);
     }
   });
 

@@ -1,3 +1,4 @@
+import { MODEL_NAMES } from '../../src/ledger/models/index.js';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -41,7 +42,7 @@ describe('manifests/latest.json after partial runs and runs of changes', () => {
     const latest = pointer('latest.json');
     expect(latest.runId).toBe(full.runId);
     expect(latest).toMatchObject({ kind: 'full', complete: true });
-    expect([...new Set(latest.files.map((file) => file.table))].sort()).toEqual([...STREAM_NAMES].sort());
+    expect([...new Set(latest.files.map((file) => file.table))].sort()).toEqual([...STREAM_NAMES, ...MODEL_NAMES].sort());
     expect(latest.files.every((file) => file.kind === 'full')).toBe(true);
   });
 

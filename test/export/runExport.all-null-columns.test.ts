@@ -6,12 +6,14 @@ import type { ApiRecord } from '../../src/db/upsertRecords.js';
 import { EXPORT_TABLES, runExport, type ExportReport } from '../../src/export/index.js';
 import type { ManifestFile } from '../../src/export/manifest.js';
 import { enqueueJob } from '../../src/queue/enqueueJob.js';
-import type { ColumnType } from '../../src/streams/index.js';
+import type { ExportColumnType } from '../../src/export/schema.js';
 import { duckdb, exportConfig, fillMirror, query, readCsv, silentLogger, tempDir, upsert } from './helpers.js';
 
 /** How DuckDB must read each logical type back from our Parquet files. */
-const DUCKDB_TYPES: Record<ColumnType, string> = {
+const DUCKDB_TYPES: Record<ExportColumnType, string> = {
   integer: 'BIGINT',
+  date: 'DATE',
+  real: 'DOUBLE',
   boolean: 'BOOLEAN',
   timestamp: 'TIMESTAMP WITH TIME ZONE',
   decimal: 'DECIMAL(18,2)',

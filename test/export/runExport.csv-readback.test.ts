@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Db } from '../../src/db/open.js';
 import type { ApiRecord } from '../../src/db/upsertRecords.js';
+import { STREAM_NAMES } from '../../src/config.js';
 import { runExport, type ExportReport } from '../../src/export/index.js';
 import { exportConfig, fillMirror, readCsv, silentLogger, tempDir, upsert } from './helpers.js';
 import { TRICKY_TEXTS, trickyCustomers } from './fixtures.js';
@@ -27,7 +28,8 @@ describe.each([true, false])('CSV export read back with csv-parse (formula guard
     db = await fillMirror(config.db.path, 11);
     const template = db.prepare('SELECT raw FROM customers LIMIT 1').pluck().get() as string;
     upsert(db, 'customers', trickyCustomers(JSON.parse(template) as ApiRecord));
-    report = await runExport({ db, config, logger: silentLogger, formats: ['csv'] });
+    // The streams only: a mirror filled without a sync has empty model tables (test/export/models reads those).
+    report = await runExport({ db, config, logger: silentLogger, formats: ['csv'], tables: [...STREAM_NAMES] });
   });
   afterAll(() => db.close());
 

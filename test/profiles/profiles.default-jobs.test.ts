@@ -1,3 +1,4 @@
+import { MODEL_NAMES } from '../../src/ledger/models/index.js';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -41,6 +42,10 @@ function duckType(column: Manifest['files'][number]['columns'][number]): string 
     case 'text':
     case 'json':
       return 'VARCHAR';
+    case 'date':
+      return 'DATE';
+    case 'real':
+      return 'DOUBLE';
   }
 }
 
@@ -97,7 +102,7 @@ for (const { profile, options } of PROGRAMS) {
 
     it('exports CSV with a header of the declared columns and every mirror row', async () => {
       const report = await runExport({ db, config, logger: silentLogger, formats: ['csv'] });
-      expect(report.files.map((file) => file.table).sort()).toEqual([...MIRRORED_STREAMS].sort());
+      expect(report.files.map((file) => file.table).sort()).toEqual([...MIRRORED_STREAMS, ...MODEL_NAMES].sort());
       for (const file of report.files) {
         const { header, rows } = await readCsv(join(config.export.dir, file.path));
         expect(header, file.table).toEqual(file.columns.map((column) => column.name));
@@ -108,7 +113,7 @@ for (const { profile, options } of PROGRAMS) {
 
     it('exports Parquet that DuckDB reads with the declared types and every mirror row', async () => {
       const report = await runExport({ db, config, logger: silentLogger, formats: ['parquet'] });
-      expect(report.files.map((file) => file.table).sort()).toEqual([...MIRRORED_STREAMS].sort());
+      expect(report.files.map((file) => file.table).sort()).toEqual([...MIRRORED_STREAMS, ...MODEL_NAMES].sort());
       const duck = await duckdb();
       try {
         for (const file of report.files) {
@@ -134,7 +139,7 @@ for (const { profile, options } of PROGRAMS) {
       expect(latest.runId).toBe(report.runId);
       const formats = (files: ManifestFile[]) => [...new Set(files.map((file) => file.format))].sort();
       expect(formats(latest.files)).toEqual([...config.export.formats].sort());
-      expect(latest.files).toHaveLength(MIRRORED_STREAMS.length * config.export.formats.length);
+      expect(latest.files).toHaveLength((MIRRORED_STREAMS.length + MODEL_NAMES.length) * config.export.formats.length);
       for (const file of latest.files) {
         expect(file.rows, file.path).toBe(mirrorRows(file.table));
         const bytes = await getBytes(store, bucket, `${prefix}/${file.path}`);

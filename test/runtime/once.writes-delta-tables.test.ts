@@ -1,3 +1,4 @@
+import { MODEL_NAMES } from '../../src/ledger/models/index.js';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
@@ -25,7 +26,7 @@ describe('once with delta in export.formats', () => {
     const metricsFile = join(dir, 'loyalty_sync.prom');
     const result = await runCli(['once', '--metrics-file', metricsFile], { env });
     expect(result.code, result.stderr).toBe(0);
-    expect(result.stdout).toMatch(/ok {3}export: .*Delta: 5 new version\(s\)/);
+    expect(result.stdout).toMatch(/ok {3}export: .*Delta: 8 new version\(s\)/);
 
     const mirror = new Database(join(dir, 'mirror.db'), { readonly: true });
     try {
@@ -34,6 +35,12 @@ describe('once with delta in export.formats', () => {
         expect(expected.length, stream).toBeGreaterThan(0);
         expect(deltaRows(await readDeltaTable(join(dir, 'exports', 'delta', stream))), stream).toEqual(expected);
         expectEngineReadsMirror(mirror, stream, join(dir, 'exports', 'delta', stream));
+      }
+      // The model tables the sync built: the same rows, in any order (they have no id).
+      for (const model of MODEL_NAMES) {
+        const expected = liveMirrorRows(mirror, model);
+        expect(expected.length, model).toBeGreaterThan(0);
+        expect(deltaRows(await readDeltaTable(join(dir, 'exports', 'delta', model))).sort(), model).toEqual(expected.sort());
       }
       const samples = parseSamples(readFileSync(metricsFile, 'utf8'));
       const transactions = mirror.prepare('SELECT count(*) FROM transactions').pluck().get() as number;

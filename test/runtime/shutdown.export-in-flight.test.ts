@@ -84,7 +84,7 @@ describe('SIGTERM during a scheduled export', () => {
     expect(code, proc.stderr()).toBe(0);
     const exported = proc.lines.find((line) => line.job === 'export' && typeof line.finishedAt === 'string');
     expect(exported?.ok, String(exported?.msg)).toBe(true);
-    expect(exported?.msg).toMatch(/^export: 5 files, \d+ rows, manifest .*, Delta: 5 new version\(s\)$/);
+    expect(exported?.msg).toMatch(/^export: 8 files, \d+ rows, manifest .*, Delta: 8 new version\(s\)$/);
     expect(manifests()).toHaveLength(1);
     expect(proc.lines.some((line) => line.msg === 'stopped cleanly')).toBe(true);
   });

@@ -59,7 +59,7 @@ describe('once --export-daily is due per target and per format set', () => {
     writeFileSync(formats, JSON.stringify({ export: { formats: ['csv', 'parquet', 'delta'] } }));
     const withDelta = await runCli(['--config', formats, 'once', '--export-daily'], { env });
     expect(withDelta.code, withDelta.stderr).toBe(0);
-    expect(exportLine(withDelta.stdout)).toMatch(/^ok {3}export: \d+ files, .*Delta: 5 new version\(s\)$/);
+    expect(exportLine(withDelta.stdout)).toMatch(/^ok {3}export: \d+ files, .*Delta: 8 new version\(s\)$/);
     const again = await runCli(['--config', formats, 'once', '--export-daily'], { env });
     expect(exportLine(again.stdout)).toMatch(/^ok {3}export: not due \(--export-daily\): today's full export \S+ to the export folder /);
 

@@ -1,3 +1,4 @@
+import { MODEL_NAMES } from '../../src/ledger/models/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { STREAM_NAMES, type Config } from '../../src/config.js';
 import type { Db } from '../../src/db/open.js';
@@ -45,7 +46,7 @@ describe('the bucket\'s manifests/latest.json after partial runs and runs of cha
     expect(changes.kind).toBe('since_last');
     const latest = await pointer('latest.json');
     expect(latest).toMatchObject({ runId: full.runId, kind: 'full', complete: true });
-    expect([...new Set(latest.files.map((file) => file.table))].sort()).toEqual([...STREAM_NAMES].sort());
+    expect([...new Set(latest.files.map((file) => file.table))].sort()).toEqual([...STREAM_NAMES, ...MODEL_NAMES].sort());
   });
 
   it('gives partial runs and runs of changes pointers of their own', async () => {

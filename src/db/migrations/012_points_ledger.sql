@@ -4,8 +4,10 @@
 
 -- One row per day from the first transaction's day to today, no gaps. Points are sums of the transactions'
 -- points_approved and points_pending; each transaction's points count in exactly one movement column.
+-- Every model table has rowids: the exporter reads the tables it exports in rowid order, and a Delta table's
+-- files each hold a range of rowids.
 CREATE TABLE points_ledger_daily (
-  day TEXT PRIMARY KEY,
+  day TEXT NOT NULL PRIMARY KEY,
   approved_start INTEGER NOT NULL,
   approved_end INTEGER NOT NULL,
   pending_start INTEGER NOT NULL,
@@ -20,10 +22,9 @@ CREATE TABLE points_ledger_daily (
   transactions INTEGER NOT NULL,
   customers INTEGER NOT NULL,
   liability_end TEXT
-) WITHOUT ROWID;
+);
 
 -- One row per customer and day with a movement: a balance as of a date is the customer's last row on or before it.
--- With rowids, unlike the two small daily tables: a save of the state in a bucket ships a table without them whole.
 CREATE TABLE customer_points_daily (
   customer_id INTEGER NOT NULL,
   day TEXT NOT NULL,
@@ -38,7 +39,7 @@ CREATE INDEX customer_points_daily_day ON customer_points_daily (day);
 
 -- One row per day of points_ledger_daily: members, activity, 30-day points, orders and revenue, repeat purchases, tiers.
 CREATE TABLE program_metrics_daily (
-  day TEXT PRIMARY KEY,
+  day TEXT NOT NULL PRIMARY KEY,
   members INTEGER NOT NULL,
   new_members INTEGER NOT NULL,
   active_members_30d INTEGER NOT NULL,
@@ -54,7 +55,7 @@ CREATE TABLE program_metrics_daily (
   repeat_rate_members_90d REAL,
   repeat_rate_others_90d REAL,
   customers_by_tier TEXT
-) WITHOUT ROWID;
+);
 
 -- What the model tables were built from: the mirror's change counter they include, and the settings that shape
 -- them (a change of either rebuilds them whole). One row.

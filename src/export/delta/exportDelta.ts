@@ -1,6 +1,5 @@
 import type { Config } from '../../config.js';
 import { randomUUID } from 'node:crypto';
-import { STREAM_NAMES, type StreamName } from '../../config.js';
 import type { Db } from '../../db/open.js';
 import type { Logger } from '../../log.js';
 import { acquireLock, type HeldLock } from '../../runtime/lock.js';
@@ -46,7 +45,8 @@ export async function exportDeltaTables(options: DeltaExportOptions): Promise<Ma
   const tool = toolVersion();
   const reports: ManifestDeltaTable[] = [];
   for (const schema of options.schemas) {
-    if (!(STREAM_NAMES as readonly string[]).includes(schema.table)) continue;
+    // The write queue is operational state, not data for analysts: it has no Delta table.
+    if (schema.kind === 'queue') continue;
     for (const group of await placesByState(options.places, schema.table)) {
       options.signal?.throwIfAborted();
       const result = await writeDeltaTable({
@@ -85,7 +85,8 @@ export async function exportDeltaTables(options: DeltaExportOptions): Promise<Ma
       }
     }
   }
-  return reports.sort((a, b) => placeOrder(options.places, a.where) - placeOrder(options.places, b.where) || STREAM_NAMES.indexOf(a.table as StreamName) - STREAM_NAMES.indexOf(b.table as StreamName));
+  const tableOrder = options.schemas.map((schema) => schema.table);
+  return reports.sort((a, b) => placeOrder(options.places, a.where) - placeOrder(options.places, b.where) || tableOrder.indexOf(a.table) - tableOrder.indexOf(b.table));
 }
 
 interface PlaceGroup {

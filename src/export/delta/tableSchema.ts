@@ -27,6 +27,8 @@ const DELTA_TYPES: Record<ParquetColumn['storage'], string> = {
   timestamp: 'timestamp',
   utf8: 'string',
   decimal: 'string',
+  date: 'date',
+  float64: 'double',
 };
 
 interface SchemaField {

@@ -206,6 +206,8 @@ function planRows(context: TableWriteContext, state: TableState, wantedSchema: s
     logger.info({ table: schema.table, columns: schemaChange.columns }, `Delta table ${location} gains column(s) ${schemaChange.columns.join(', ')}`);
     return { metadata: { ...state.metadata, schemaString: wantedSchema }, plan: fullRewrite(everyFile()) };
   }
+  // A table rebuilt from a day on (a model) has no per-row changes to follow: it is written whole each time.
+  if (!schema.tracksChanges) return { metadata: null, plan: fullRewrite(everyFile()) };
   const reflected = state.txns.get(appIdFor(context.mirrorId))?.version;
   const files = [...state.files.values()].map(plannedFile);
   // The mirror must know the table at the version it names: a mirror restored from a backup counts its
@@ -312,9 +314,11 @@ function recordsOf(add: AddFile): number {
   }
 }
 
-/** The rows a table holds: not removed upstream (verify) and, for a full-walk stream, still on the list. */
+/** The rows a table holds: not removed upstream (verify) and, for a full-walk stream, still on the list; a model's rows all. */
 function live(schema: TableSchema): string {
-  return schema.columns.some((column) => column.name === 'removed_at') ? '_removed_at IS NULL AND removed_at IS NULL' : '_removed_at IS NULL';
+  const has = (name: string): boolean => schema.columns.some((column) => column.name === name);
+  const conditions = [...(has('_removed_at') ? ['_removed_at IS NULL'] : []), ...(has('removed_at') ? ['removed_at IS NULL'] : [])];
+  return conditions.length > 0 ? conditions.join(' AND ') : '1';
 }
 
 function changedRowids(snapshot: Snapshot, table: string, after: number): bigint[] {

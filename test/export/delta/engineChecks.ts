@@ -1,12 +1,14 @@
 import { expect } from 'vitest';
 import type { Db } from '../../../src/db/open.js';
-import type { ColumnType } from '../../../src/streams/index.js';
+import type { ExportColumnType } from '../../../src/export/schema.js';
 import { baseType, openWithEngine, type EngineVersion } from '../../helpers/deltaEngine.js';
 import { engineRows, liveMirrorRows, mirrorColumnTypes, type ComparableRow } from './mirrorRows.js';
 
 /** The engine's type (DESCRIBE, without Nullable) each mirror type must arrive as: a warehouse types the column by it. */
-const ENGINE_TYPE: Record<ColumnType, string> = {
+const ENGINE_TYPE: Record<ExportColumnType, string> = {
   integer: 'Int64',
+  date: 'Date32',
+  real: 'Float64',
   boolean: 'Bool',
   timestamp: 'DateTime64(6)',
   decimal: 'String',
@@ -30,7 +32,8 @@ export function expectEngineReadsMirror(db: Db, table: string, root: string, opt
   const mirror = opts.rows ?? liveMirrorRows(db, table);
   const rows = engineRows(read);
   expect(rows.length, `${table}: rows the engine reads`).toBe(mirror.length);
-  expect(rows, `${table}: rows the engine reads`).toEqual(mirror);
+  // A table is a set of rows: the engine reads them in its files' order, a model's files need not follow the mirror's rowids.
+  expect([...rows].sort(), `${table}: rows the engine reads`).toEqual([...mirror].sort());
   expect(versions.length, `${table}: versions the engine opens`).toBeGreaterThan(0);
   expect(versions.at(-1)?.rows, `${table}: the newest version's rows`).toBe(mirror.length);
   return versions;

@@ -4,8 +4,7 @@ import type { Db } from '../../../src/db/open.js';
 import { nextChangeSeq, type ApiRecord } from '../../../src/db/upsertRecords.js';
 import { commitPath, parseCommit } from '../../../src/export/delta/actions.js';
 import type { DeltaStore } from '../../../src/export/delta/store.js';
-import { tableSchema, type ExportColumn, type ExportTable } from '../../../src/export/schema.js';
-import type { ColumnType } from '../../../src/streams/index.js';
+import { tableSchema, type ExportColumn, type ExportColumnType, type ExportTable } from '../../../src/export/schema.js';
 import type { EngineTable, EngineValue } from '../../helpers/deltaEngine.js';
 import type { DeltaTableContents } from '../../helpers/deltaTable.js';
 import { upsert } from '../helpers.js';
@@ -26,7 +25,7 @@ function tableColumns(db: Db, table: string): ExportColumn[] {
 }
 
 /** The columns a Delta table of `table` holds, by name, with the mirror's type of each. */
-export function mirrorColumnTypes(db: Db, table: string): Map<string, ColumnType> {
+export function mirrorColumnTypes(db: Db, table: string): Map<string, ExportColumnType> {
   return new Map(tableColumns(db, table).map((column) => [column.name, column.type]));
 }
 
@@ -36,10 +35,12 @@ export function mirrorColumnTypes(db: Db, table: string): Map<string, ColumnType
  */
 export function liveMirrorRows(db: Db, table: string): ComparableRow[] {
   const columns = tableColumns(db, table).sort((a, b) => rowOrder(a.name, b.name));
-  const live = table === 'unsubscribes' ? 't._removed_at IS NULL AND t.removed_at IS NULL' : 't._removed_at IS NULL';
+  const names = new Set(columns.map((column) => column.name));
+  // A model has no removal marks: every row is live.
+  const live = table === 'unsubscribes' ? 't._removed_at IS NULL AND t.removed_at IS NULL' : names.has('_removed_at') ? 't._removed_at IS NULL' : 'TRUE';
   // Integers as SQLite's own text of them, so no 64-bit id or counter is rounded on the way.
   const list = columns.map(({ name, type }) => (type === 'integer' ? `CAST(t."${name}" AS TEXT)` : `t."${name}"`)).join(', ');
-  const rows = db.prepare(`SELECT ${list} FROM "${table}" AS t WHERE ${live} ORDER BY t.id`).raw(true).all() as unknown[][];
+  const rows = db.prepare(`SELECT ${list} FROM "${table}" AS t WHERE ${live} ORDER BY ${names.has('id') ? 't.id' : 't.rowid'}`).raw(true).all() as unknown[][];
   const convert = columns.map((column) => MIRROR_VALUE[column.type]);
   return rowTexts(
     columns.map((column) => column.name),
@@ -74,9 +75,11 @@ export function engineRows(table: EngineTable): ComparableRow[] {
 
 function engineValue(type: string): (value: EngineValue) => Value {
   const timestamp = /DateTime64/.test(type);
+  const double = /Float64/.test(type);
   return (value) => {
     if (value === null || typeof value === 'boolean') return value;
     if (timestamp && typeof value === 'bigint') return microsInstant(value);
+    if (double) return String(Number(value));
     return String(value);
   };
 }
@@ -124,8 +127,11 @@ const text: Convert = (value) => (value === null || value === undefined ? null :
 const timestamp: Convert = (value) => (value === null || value === undefined ? null : instant(String(value)));
 
 /** The mirror's values by type (as liveMirrorRows selects them): integers as text, booleans 0/1, timestamps ISO text. */
-const MIRROR_VALUE: Record<ColumnType, Convert> = {
+const MIRROR_VALUE: Record<ExportColumnType, Convert> = {
   integer: text,
+  date: text,
+  // A double as JavaScript's shortest text of it, on both sides: the engine's text of a Float64 may differ in form only.
+  real: (value) => (value === null || value === undefined ? null : String(Number(value))),
   boolean: (value) => (value === null ? null : value === 1),
   timestamp,
   decimal: text,

@@ -1,3 +1,4 @@
+import { MODEL_NAMES } from '../../../src/ledger/models/index.js';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { STREAM_NAMES } from '../../../src/config.js';
@@ -17,7 +18,7 @@ describe('status and the Delta tables', () => {
     const json = await runCli(['status', '--json'], { env });
     expect(json.code, json.stderr).toBe(0);
     const delta = (JSON.parse(json.stdout) as { delta: Array<Record<string, unknown>> }).delta;
-    expect(delta.map((table) => table.table)).toEqual([...STREAM_NAMES].sort());
+    expect(delta.map((table) => table.table)).toEqual([...STREAM_NAMES, ...MODEL_NAMES].sort());
     for (const table of delta) {
       const written = report.delta.find((entry) => entry.table === table.table)!;
       expect(table).toMatchObject({ location: join(config.export.dir, 'delta', String(table.table)), version: 0, files: written.files, bytes: written.bytes });

@@ -1,0 +1,80 @@
+import type { Db } from '../db/open.js';
+import { lastLedgerCheck, type LedgerCheckRecord } from '../ledger/ledgerChecks.js';
+
+/** One day of points_ledger_daily as the report charts it. */
+export interface OutstandingDay {
+  day: string;
+  approved: number;
+  pending: number;
+  /** liability_end: exact decimal text; null without ledger.pointValue. */
+  liability: string | null;
+}
+
+/** The movements of one calendar month (YYYY-MM): the sums of points_ledger_daily's movement columns. */
+export interface MonthMovements {
+  month: string;
+  earned: number;
+  reversed: number;
+  redeemed: number;
+  reimbursed: number;
+  expired: number;
+  other: number;
+  approvedFromPending: number;
+}
+
+/** One month of program_metrics_daily: orders and revenue, and the members' part of them. */
+export interface MonthSales {
+  month: string;
+  orders: number;
+  memberOrders: number;
+  /** Sums of the exact decimal texts, as SQLite adds them (REAL): for shares and display to the cent. */
+  revenue: number;
+  memberRevenue: number;
+  /** memberRevenue ÷ revenue; null when revenue is not positive. */
+  memberRevenueShare: number | null;
+}
+
+/** Everything the report shows, read from the model tables and ledger_checks by SQL. */
+export interface ReportFigures {
+  /** The last day of the ledger (today in program.timeZone when it was built); null for an empty ledger. */
+  lastDay: string | null;
+  outstanding: OutstandingDay[];
+  months: MonthMovements[];
+  sales: MonthSales[];
+  /** program_metrics_daily's last row: the 30-day redemption figures and the members. */
+  latest: { day: string; members: number; activeMembers30d: number; earned30d: number; redeemed30d: number; redemptionRate30d: number | null } | null;
+  /** Customers per tier name (today's row of program_metrics_daily); empty when none. */
+  tiers: Array<{ tier: string; customers: number }>;
+  reconciliation: LedgerCheckRecord | null;
+}
+
+export function readReportFigures(db: Db): ReportFigures {
+  const outstanding = db
+    .prepare('SELECT day, approved_end AS approved, pending_end AS pending, liability_end AS liability FROM points_ledger_daily ORDER BY day')
+    .all() as OutstandingDay[];
+  const months = db
+    .prepare(
+      `SELECT substr(day, 1, 7) AS month, sum(earned) AS earned, sum(reversed) AS reversed, sum(redeemed) AS redeemed, sum(reimbursed) AS reimbursed,
+              sum(expired) AS expired, sum(other) AS other, sum(approved_from_pending) AS approvedFromPending
+       FROM points_ledger_daily GROUP BY month ORDER BY month`,
+    )
+    .all() as MonthMovements[];
+  const sales = db
+    .prepare(
+      `SELECT substr(day, 1, 7) AS month, sum(orders) AS orders, sum(member_orders) AS memberOrders,
+              sum(CAST(revenue AS REAL)) AS revenue, sum(CAST(member_revenue AS REAL)) AS memberRevenue,
+              CASE WHEN sum(CAST(revenue AS REAL)) > 0 THEN sum(CAST(member_revenue AS REAL)) / sum(CAST(revenue AS REAL)) END AS memberRevenueShare
+       FROM program_metrics_daily GROUP BY month ORDER BY month`,
+    )
+    .all() as MonthSales[];
+  const latest = db
+    .prepare(
+      `SELECT day, members, active_members_30d AS activeMembers30d, points_earned_30d AS earned30d, points_redeemed_30d AS redeemed30d,
+              redemption_rate_30d AS redemptionRate30d
+       FROM program_metrics_daily ORDER BY day DESC LIMIT 1`,
+    )
+    .get() as ReportFigures['latest'] | undefined;
+  const tierJson = db.prepare('SELECT customers_by_tier FROM program_metrics_daily WHERE customers_by_tier IS NOT NULL ORDER BY day DESC LIMIT 1').pluck().get() as string | undefined;
+  const tiers = Object.entries(tierJson === undefined ? {} : (JSON.parse(tierJson) as Record<string, number>)).map(([tier, customers]) => ({ tier, customers }));
+  return { lastDay: outstanding.at(-1)?.day ?? null, outstanding, months, sales, latest: latest ?? null, tiers, reconciliation: lastLedgerCheck(db) };
+}
