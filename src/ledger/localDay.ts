@@ -4,64 +4,26 @@ import { isoToMicros, microsToMillis } from '../isoTimestamp.js';
 const QUARTER_HOUR_MS = 15 * 60 * 1000;
 const DAY_MS = 24 * 60 * 60 * 1000;
 
-/** Entries a day cache holds before it starts over: rows come about in time order, so a small one still hits. */
-const CACHE_LIMIT = 50_000;
-
 /**
  * The calendar day (`YYYY-MM-DD`) in `timeZone` of an ISO 8601 timestamp, or null when the text is none.
  * Intl is slow next to a million rows, so the day is computed once per quarter hour of UTC and cached:
- * within a quarter hour the local date cannot change, DST switches included. Called once per transaction by a
- * build, so the form the API writes (`YYYY-MM-DDTHH:MM:SS[.fraction]Z`) skips even the parsing: its day is the
- * day of its first 16 characters (the minute, whose quarter hour is its own), cached by that text.
+ * within a quarter hour the local date cannot change, DST switches included.
  */
 export function createLocalDay(timeZone: string): (timestamp: string | null) => string | null {
-  const byQuarter = new Map<number, string>();
-  const byMinute = new Map<string, string | null>();
+  const cache = new Map<number, string>();
   const dayOfInstant = dayFormatter(timeZone);
-  const dayOf = (timestamp: string): string | null => {
+  return (timestamp) => {
+    if (timestamp === null) return null;
     const micros = isoToMicros(timestamp);
     if (micros === null) return null;
     const quarter = Math.floor(microsToMillis(micros) / QUARTER_HOUR_MS);
-    let day = byQuarter.get(quarter);
+    let day = cache.get(quarter);
     if (day === undefined) {
       day = dayOfInstant(quarter * QUARTER_HOUR_MS);
-      if (byQuarter.size >= CACHE_LIMIT) byQuarter.clear();
-      byQuarter.set(quarter, day);
+      cache.set(quarter, day);
     }
     return day;
   };
-  return (timestamp) => {
-    if (timestamp === null) return null;
-    if (!isUtcSecondsTail(timestamp)) return dayOf(timestamp);
-    const minute = timestamp.slice(0, 16);
-    let day = byMinute.get(minute);
-    if (day === undefined) {
-      // The minute alone is a valid timestamp exactly when the whole is (its tail is checked): null when invalid.
-      day = dayOf(minute);
-      if (byMinute.size >= CACHE_LIMIT) byMinute.clear();
-      byMinute.set(minute, day);
-    }
-    return day;
-  };
-}
-
-/**
- * Whether the text after its 16th character is `:SS`, an optional fraction of 1 to 9 digits, and `Z`: a tail
- * isoToMicros accepts whatever the minute before it, and that cannot move the instant out of that minute.
- */
-function isUtcSecondsTail(text: string): boolean {
-  const length = text.length;
-  if (length < 20 || length > 30 || text.charCodeAt(length - 1) !== 90 /* Z */ || text.charCodeAt(16) !== 58 /* : */) return false;
-  const tens = text.charCodeAt(17);
-  const ones = text.charCodeAt(18);
-  if (tens < 48 || tens > 53 || ones < 48 || ones > 57) return false;
-  if (length === 20) return true;
-  if (text.charCodeAt(19) !== 46 /* . */ || length === 21) return false;
-  for (let i = 20; i < length - 1; i += 1) {
-    const code = text.charCodeAt(i);
-    if (code < 48 || code > 57) return false;
-  }
-  return true;
 }
 
 /** `YYYY-MM-DD` of the instant `ms` in `timeZone`. */
