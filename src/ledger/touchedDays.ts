@@ -4,10 +4,12 @@ import type { Db } from '../db/open.js';
  * The earliest day each source of the models touches since the build that included change `afterSeq`: new or
  * changed transactions (their own day; a row marked removed by verify --repair counts too), changed orders
  * (their day's revenue), and customers whose membership day moved (ledger_members, updated here). Null: untouched.
+ * A full build (`full`) rebuilds every day anyway: it reads no transactions or orders here, only brings the members
+ * up to date.
  */
-export function touchedDays(db: Db, afterSeq: number): { transactions: string | null; orders: string | null; members: string | null } {
+export function touchedDays(db: Db, afterSeq: number, full: boolean): { transactions: string | null; orders: string | null; members: string | null } {
   const earliest = (table: string): string | null =>
-    db.prepare(`SELECT min(local_day(created_at)) FROM ${table} WHERE _change_seq > ?`).pluck().get(afterSeq) as string | null;
+    full ? null : (db.prepare(`SELECT min(local_day(created_at)) FROM ${table} WHERE _change_seq > ?`).pluck().get(afterSeq) as string | null);
   return { transactions: earliest('transactions'), orders: earliest('orders'), members: updateMembers(db, afterSeq) };
 }
 

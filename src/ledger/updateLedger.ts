@@ -57,7 +57,7 @@ export function updateLedger(db: Db, settings: LedgerSettings, now: Date): Ledge
         db.prepare('DELETE FROM ledger_members').run();
       }
       const afterSeq = full ? -1 : state.built_change_seq;
-      const touched = touchedDays(db, afterSeq);
+      const touched = touchedDays(db, afterSeq, full);
       recordUnclassified(db, afterSeq, now.toISOString());
 
       const rebuiltFrom: Record<string, string> = {};
