@@ -14,8 +14,11 @@ interface CommandEntry {
   state?: (argv: readonly string[]) => LeaseMode;
   /** Whether the command reads the config (simulate and help do not need it). */
   needsConfig: boolean;
-  /** The command calls the API: without LOYALTY_API_KEY it stops before sending anything, to the bucket (the state) included. */
-  callsApi?: true;
+  /**
+   * Whether the command, with these flags, calls the API: without LOYALTY_API_KEY it stops before sending
+   * anything, to the bucket (the state) included. `verify --ledger` reads only the mirror.
+   */
+  callsApi?: (argv: readonly string[]) => boolean;
   /**
    * Checks the command's flags before the state in the bucket is touched, so a usage error costs no lease
    * and no restore; the command parses them again when it runs.
@@ -29,14 +32,14 @@ const COMMANDS: Record<string, CommandEntry> = {
     state: () => 'wait',
     summary: 'pull the streams incrementally into the mirror (--stream NAME… --full --refresh --deep --accept-removals)',
     needsConfig: true,
-    callsApi: true,
+    callsApi: () => true,
     run: async (argv, ctx) => (await import('./sync.js')).syncCommand(argv, ctx),
   },
   push: {
     state: () => 'wait',
     summary: 'send the due jobs of the write queue',
     needsConfig: true,
-    callsApi: true,
+    callsApi: () => true,
     run: async (argv, ctx) => (await import('./push.js')).pushCommand(argv, ctx),
   },
   export: {
@@ -49,7 +52,7 @@ const COMMANDS: Record<string, CommandEntry> = {
     state: () => 'skip',
     summary: 'sync, then push, then export; exit 0 only if all succeeded (for cron containers; --verify, --export-daily, --accept-removals, --metrics-file PATH, --pushgateway URL)',
     needsConfig: true,
-    callsApi: true,
+    callsApi: () => true,
     checkArgs: async (argv) => void (await import('./once.js')).parseOnceArgs(argv),
     run: async (argv, ctx) => (await import('./once.js')).onceCommand(argv, ctx),
   },
@@ -57,7 +60,7 @@ const COMMANDS: Record<string, CommandEntry> = {
     state: () => 'wait',
     summary: 'stay up and run sync, refresh, push, export and verify on the configured schedules until SIGTERM/SIGINT (--metrics-listen HOST:PORT)',
     needsConfig: true,
-    callsApi: true,
+    callsApi: () => true,
     run: async (argv, ctx) => (await import('./run.js')).runCommand(argv, ctx),
   },
   status: {
@@ -70,7 +73,7 @@ const COMMANDS: Record<string, CommandEntry> = {
     state: () => 'wait',
     summary: 'show that the mirror equals the API, and repair it where it does not (--stream NAME… --full --requests N --repair --accept-removals --json); --ledger reconciles balances with transactions',
     needsConfig: true,
-    callsApi: true,
+    callsApi: (argv) => !argv.includes('--ledger'),
     run: async (argv, ctx) => (await import('./verify.js')).verifyCommand(argv, ctx),
   },
   balances: {
@@ -176,9 +179,10 @@ export async function main(argv: string[]): Promise<number> {
     const logger = createLogger({ level: config.log.level });
     const ctx: CommandContext = { config, logger, stdout: process.stdout, stderr: process.stderr };
     const asksForHelp = commandArgs.includes('--help') || commandArgs.includes('-h');
-    if (!asksForHelp && entry.callsApi) requireApiKey(ctx, name);
+    const callsApi = entry.callsApi?.(commandArgs) === true;
+    if (!asksForHelp && callsApi) requireApiKey(ctx, name);
     if (!asksForHelp) await entry.checkArgs?.(commandArgs);
-    const code = config.state.url !== '' && entry.state !== undefined && !asksForHelp ? await runWithState(name, entry.state(commandArgs), (withState) => entry.run(commandArgs, withState), ctx, entry.callsApi === true) : await entry.run(commandArgs, ctx);
+    const code = config.state.url !== '' && entry.state !== undefined && !asksForHelp ? await runWithState(name, entry.state(commandArgs), (withState) => entry.run(commandArgs, withState), ctx, callsApi) : await entry.run(commandArgs, ctx);
     logger.flush();
     return code;
   } catch (error) {

@@ -42,7 +42,7 @@ describe('a key the API refuses', () => {
       `FAIL sync: the API at ${sim.url} refused LOYALTY_API_KEY (the API rejected the credential (401)); check the key and its scopes with "loyalty-sync whoami"; skipped orders, activities, transactions, unsubscribes`,
       'SKIP verify: skipped: the API refused the credential',
       'SKIP push: skipped: the API refused the credential; the queued jobs wait for the next run',
-      expect.stringMatching(/^ok {3}export: 10 files, 0 rows, manifest /) as string,
+      expect.stringMatching(/^ok {3}export: 16 files, 0 rows, manifest /) as string,
     ]);
   });
 

@@ -78,12 +78,14 @@ describe('an export while another connection keeps writing', () => {
     expect(committed).toBe(finalSeq - firstSeq + 1);
 
     const expectedMarkerRows = seq - firstSeq + 1;
-    // Every table in both formats, or the checks below would cover less than they claim.
-    const written = report.files.map((file) => `${file.table}.${file.format}`).sort();
+    // Every stream table in both formats, or the checks below would cover less than they claim (the ledger's
+    // models go out too, empty here: no sync built them).
+    const streamFiles = report.files.filter((file) => file.table in MARKED_COLUMN);
+    const written = streamFiles.map((file) => `${file.table}.${file.format}`).sort();
     expect(written).toEqual(Object.keys(MARKED_COLUMN).flatMap((table) => [`${table}.csv`, `${table}.parquet`]).sort());
     const duck = await duckdb();
     try {
-      for (const file of report.files) {
+      for (const file of streamFiles) {
         const path = join(config.export.dir, file.path);
         const column = MARKED_COLUMN[file.table];
         let markers: string[];
