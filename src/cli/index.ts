@@ -110,7 +110,7 @@ const COMMANDS: Record<string, CommandEntry> = {
     run: async (argv) => (await import('./simulate.js')).simulateCommand(argv),
   },
   demo: {
-    summary: 'start the simulator, run `once` against it, and print where the mirror and exports are, with example queries and queue writes (no key, no config; --dir DIR --size tiny|small|medium)',
+    summary: 'start the simulator, run `once` against it, and print where the mirror and exports are, with example queries and queue writes (no key, no config; --dir DIR --size tiny|small|medium; --stateless runs it twice on a file:// state)',
     needsConfig: false,
     run: async (argv, ctx) => (await import('./demo.js')).demoCommand(argv, ctx),
   },

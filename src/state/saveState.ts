@@ -36,7 +36,14 @@ export async function prepareSave(db: Db, mirror: MirrorFile, objects: StateStor
   const plan = planSave(previous, schemaVersionOf(db));
   const epoch = closeEpoch(db);
   // The reader's snapshot begins now, before this process writes anything more: the dump is the mirror as the epoch closed.
-  const reader = new Database(dbPath, { readonly: true });
+  let reader: Database.Database;
+  try {
+    reader = new Database(dbPath, { readonly: true, fileMustExist: true });
+  } catch (error) {
+    // The path lost its file between the writer's check and this open: say so in the mirror's own sentence.
+    mirror.check();
+    throw error;
+  }
   const work = mkdtempSync(join(dirname(dbPath), '.state-save-'));
   try {
     reader.prepare('BEGIN').run();

@@ -89,7 +89,8 @@ describe('report --out FILE.html, opened in headless Chromium', () => {
     dom = (await run(inject('chromium'), [...chromium, '--dump-dom', url], { maxBuffer: 64 * 1024 * 1024 })).stdout;
     await run(inject('chromium'), [...chromium, '--window-size=1280,2600', '--hide-scrollbars', `--screenshot=${join(dir, 'points.png')}`, url]);
     if (process.env.REPORT_SCREENSHOT) readFileSync(join(dir, 'points.png')) && (await run('cp', [join(dir, 'points.png'), process.env.REPORT_SCREENSHOT]));
-  });
+    // Three Chromium starts and a synced mirror: on a loaded 2-core machine they outlast the default hook time.
+  }, 240_000);
   afterAll(async () => {
     await new Promise((resolve) => proxy?.close(resolve));
     await mirror?.close();

@@ -32,7 +32,7 @@ describe('demo', () => {
 
     const manifest = JSON.parse(readFileSync(join(dir, 'exports', 'manifests', 'latest.json'), 'utf8')) as { files: ManifestFile[] };
     const parquet = manifest.files.filter((file) => file.format === 'parquet');
-    expect(parquet.map((file) => file.table).sort()).toEqual(['activities', 'customers', 'orders', 'transactions', 'unsubscribes']);
+    expect(parquet.map((file) => file.table).sort()).toEqual(['activities', 'customer_points_daily', 'customers', 'orders', 'points_ledger_daily', 'program_metrics_daily', 'transactions', 'unsubscribes']);
 
     const mirror = new Database(join(dir, 'mirror.db'), { readonly: true });
     const { connection, close } = await duckdb();

@@ -86,7 +86,8 @@ describe('an export killed at any moment of its upload', () => {
     expect(result.code, result.stderr).toBe(0);
     const latest = await getJson<Manifest>(client, bucket, `${PREFIX}/manifests/latest.json`);
     expect(latest.runId).not.toBe(previousRunId);
-    expect(latest.files).toHaveLength(10);
+    // Five stream tables and the ledger's three models, in CSV and Parquet.
+    expect(latest.files).toHaveLength(16);
     const referenced = await referencedKeys();
     for (const file of latest.files) expect(referenced.has(`${PREFIX}/${file.path}`)).toBe(true);
     const orphans = (await listKeys(client, bucket, `${PREFIX}/`)).filter((key) => !key.includes('/manifests/') && !referenced.has(key));
@@ -96,7 +97,7 @@ describe('an export killed at any moment of its upload', () => {
     const status = await runCli(['status', '--json'], { env });
     expect(JSON.parse(status.stdout).lastPublication).toMatchObject({ runId: latest.runId, target: `s3://${bucket}/${PREFIX}`, status: 'completed', files: 10 });
     const text = await runCli(['status'], { env });
-    expect(text.stdout).toContain(`Last publication\ns3://${bucket}/${PREFIX} run ${latest.runId}: completed\n10 files`);
+    expect(text.stdout).toContain(`Last publication\ns3://${bucket}/${PREFIX} run ${latest.runId}: completed\n16 files`);
   });
 
   interface Leftovers {
