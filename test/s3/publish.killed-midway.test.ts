@@ -95,7 +95,7 @@ describe('an export killed at any moment of its upload', () => {
     expect(await openUploads(client, bucket)).toEqual([]);
 
     const status = await runCli(['status', '--json'], { env });
-    expect(JSON.parse(status.stdout).lastPublication).toMatchObject({ runId: latest.runId, target: `s3://${bucket}/${PREFIX}`, status: 'completed', files: 10 });
+    expect(JSON.parse(status.stdout).lastPublication).toMatchObject({ runId: latest.runId, target: `s3://${bucket}/${PREFIX}`, status: 'completed', files: 16 });
     const text = await runCli(['status'], { env });
     expect(text.stdout).toContain(`Last publication\ns3://${bucket}/${PREFIX} run ${latest.runId}: completed\n16 files`);
   });
