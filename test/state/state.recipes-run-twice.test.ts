@@ -52,7 +52,9 @@ describe('the stateless recipes, run twice, each run in a folder that does not e
   let bucket: string;
 
   beforeAll(async () => {
-    sim = await startSimulator({ seed: 31, size: 'small' });
+    // Big enough that a whole read costs many pages and an incremental one few; small enough that seven jobs,
+    // each run twice, stay quick.
+    sim = await startSimulator({ seed: 31, size: { customers: 300, orders: 400, activities: 500, transactions: 600, reviews: 40, unsubscribes: 80 } });
     enforcing = await startConditionalPutProxy(swift().endpoint, client);
     let writes = 0;
     // Every seventh write is answered 503 SlowDown, every eleventh is applied and its answer lost.
