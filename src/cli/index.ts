@@ -8,10 +8,8 @@ import { isDamagedDatabase, mirrorError } from '../db/open.js';
 import type { LeaseMode } from '../state/session.js';
 import { runWithState } from './withState.js';
 
-interface CommandEntry {
+interface CommandBase {
   summary: string;
-  /** With `state.url` set: how the command holds the state in the bucket (see src/state/session.ts); none for commands that do not use the mirror. */
-  state?: (argv: readonly string[]) => LeaseMode;
   /** Whether the command reads the config (simulate and help do not need it). */
   needsConfig: boolean;
   /**
@@ -19,14 +17,26 @@ interface CommandEntry {
    * anything, to the bucket (the state) included. `verify --ledger` reads only the mirror.
    */
   callsApi?: (argv: readonly string[]) => boolean;
-  /**
-   * Checks the command's flags (its own parse…Args, which the command runs again) before the state in the
-   * bucket or the API is touched, so a usage error costs no lease and no restore. `help` when the command
-   * will only print a usage: it then runs without the state. Every command with a `state` mode has one.
-   */
-  checkArgs?: (argv: string[]) => Promise<{ help: boolean }>;
   run: (argv: string[], ctx: CommandContext) => Promise<number>;
 }
+
+/**
+ * Checks the command's flags (its own parse…Args, which the command runs again) before the state in the
+ * bucket or the API is touched, so a usage error costs no lease and no restore. `help` when the command
+ * will only print a usage: it then runs without the state.
+ */
+type CheckArgs = (argv: string[]) => Promise<{ help: boolean }>;
+
+/** A command that uses the state must check its flags first: the type makes it so. */
+type CommandEntry = CommandBase &
+  (
+    | {
+        /** With `state.url` set: how the command holds the state in the bucket (see src/state/session.ts). */
+        state: (argv: readonly string[]) => LeaseMode;
+        checkArgs: CheckArgs;
+      }
+    | { state?: undefined; checkArgs?: CheckArgs }
+  );
 
 const COMMANDS: Record<string, CommandEntry> = {
   sync: {

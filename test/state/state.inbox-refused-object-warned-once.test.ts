@@ -7,27 +7,30 @@ import { runCli } from '../helpers/cli.js';
 import { parseSamples, sumOf } from '../helpers/exposition.js';
 import { STORE_KINDS, useStateStore } from './stateStore.js';
 
-const WARNING = 'are not KIND/NAME.csv and were left alone';
+/** The log's warnings about an object that is no inbox file, and about a CSV file refused for its rows. */
+const WARNINGS = ['are not KIND/NAME.csv and were left alone', 'refused, nothing queued'];
 
 /**
- * An object under inbox/ that is no inbox file (a spreadsheet dropped beside the CSV files) queues nothing. It
- * is told once, in the log, and then only counted as refused, in the metric and in `status`, until it is
+ * An object under inbox/ that is no inbox file (a spreadsheet dropped beside the CSV files) queues nothing, as a
+ * CSV file with bad rows does. Each is told once, in the log, and then only counted as refused, in the metric and in `status`, until it is
  * removed; the same path with new content is told again. Each run is a fresh container, as a job without a
  * volume is, so only the mirror in the state can remember it.
  */
-describe.each(STORE_KINDS)('an object in the write inbox that is no CSV file (state.url in a %s)', (kind) => {
+describe.each(STORE_KINDS)('refused objects in the write inbox (state.url in a %s)', (kind) => {
   const store = useStateStore({ seed: 36, size: 'tiny' }, kind);
   const PREFIX = 'inbox-not-csv';
   const OBJECT = 'inbox/add_points/june.xlsx';
+  const BROKEN = 'inbox/add_points/broken.csv';
 
-  /** `once` in a fresh folder: how often its log warned about objects that are no inbox file, and loyalty_inbox_files{outcome="refused"}. */
+  /** `once` in a fresh folder: how often its log warned about a refused object or file, and loyalty_inbox_files{outcome="refused"}. */
   async function once(): Promise<{ warnings: number; refused: number }> {
     const { dir, env } = store.freshRun(PREFIX);
     const metricsFile = join(dir, 'once.prom');
     const result = await runCli(['once', '--metrics-file', metricsFile], { env });
     expect(result.code, result.stderr).toBe(0);
     const samples = parseSamples(readFileSync(metricsFile, 'utf8'));
-    return { warnings: result.stderr.split(WARNING).length - 1, refused: sumOf(samples, 'loyalty_inbox_files', { outcome: 'refused' }) };
+    const warnings = WARNINGS.map((warning) => result.stderr.split(warning).length - 1).reduce((sum, count) => sum + count, 0);
+    return { warnings, refused: sumOf(samples, 'loyalty_inbox_files', { outcome: 'refused' }) };
   }
 
   async function statusInbox(): Promise<{ files: Record<string, number>; refused: string[] }> {
@@ -41,25 +44,26 @@ describe.each(STORE_KINDS)('an object in the write inbox that is no CSV file (st
     else rmSync(join(fileURLToPath(store.url('')), key));
   }
 
-  it('is warned about once, counted as refused while it stays, told again once replaced, and forgotten once removed', async () => {
+  it('an object that is no CSV file, like a CSV file with bad rows, is warned about once, counted as refused while it stays, told again once replaced, and forgotten once removed', async () => {
     expect(await once()).toEqual({ warnings: 0, refused: 0 });
     await store.putText(`${PREFIX}/${OBJECT}`, 'PK\u0003\u0004 a spreadsheet');
+    await store.putText(`${PREFIX}/${BROKEN}`, 'customer_merchant_id,points,reason\nnobody,lots,bad row\n');
 
-    expect(await once(), 'the first run that sees it').toEqual({ warnings: 1, refused: 1 });
+    expect(await once(), 'the first run that sees them').toEqual({ warnings: 2, refused: 2 });
     expect((await store.getBytes(`${PREFIX}/${OBJECT}.errors.txt`)).toString('utf8')).toMatch(/^inbox\/add_points\/june\.xlsx: not an inbox file; expected inbox\/KIND\/NAME\.csv with KIND one of add_points, /);
-    expect(await once(), 'the next run, in a fresh folder').toEqual({ warnings: 0, refused: 1 });
-    expect(await statusInbox()).toEqual({ files: { imported: 0, refused: 1, duplicate: 0 }, refused: [OBJECT] });
+    expect(await once(), 'the next run, in a fresh folder').toEqual({ warnings: 0, refused: 2 });
+    expect(await statusInbox()).toEqual({ files: { imported: 0, refused: 2, duplicate: 0 }, refused: [BROKEN, OBJECT] });
     const check = await runCli(['status', '--check'], { env: store.freshRun(PREFIX).env });
     expect(check.code).toBe(1);
-    expect(check.stdout).toContain(`refused inbox: 1 file queued nothing (${OBJECT})`);
+    expect(check.stdout).toContain(`refused inbox: 2 files queued nothing (${BROKEN}, ${OBJECT})`);
 
     await store.putText(`${PREFIX}/${OBJECT}`, 'PK\u0003\u0004 the same spreadsheet, saved again with more in it');
-    expect(await once(), 'new content under the same path').toEqual({ warnings: 1, refused: 1 });
-    expect(await once()).toEqual({ warnings: 0, refused: 1 });
+    expect(await once(), 'new content under the same path').toEqual({ warnings: 1, refused: 2 });
+    expect(await once()).toEqual({ warnings: 0, refused: 2 });
 
     await remove(`${PREFIX}/${OBJECT}`);
-    expect(await once(), 'removed').toEqual({ warnings: 0, refused: 0 });
-    expect(await statusInbox()).toEqual({ files: { imported: 0, refused: 0, duplicate: 0 }, refused: [] });
-    expect(await store.listKeys(`${PREFIX}/inbox/`)).toEqual([]);
+    expect(await once(), 'removed').toEqual({ warnings: 0, refused: 1 });
+    expect(await statusInbox()).toEqual({ files: { imported: 0, refused: 1, duplicate: 0 }, refused: [BROKEN] });
+    expect(await store.listKeys(`${PREFIX}/inbox/`)).toEqual([`${PREFIX}/${BROKEN}`, `${PREFIX}/inbox/add_points/broken.errors.txt`]);
   });
 });
