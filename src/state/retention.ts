@@ -33,7 +33,7 @@ export function retentionMs(state: Readonly<Config['state']>): number {
  * them, so the sweeping holder has no save of its own in flight; its other writes (inbox errors, outbox
  * results) are small. Anyone else writing is a run taking the lease (one small log entry) or a run whose lease
  * ran out meanwhile: its write is fenced off anyway, and losing its temporary file only makes it fail sooner.
- * So a file this old belongs to no write that can still succeed, and the holder keeps renewing for less.
+ * So a file this old belongs to no write that can still count, while one in flight is far younger.
  */
 export function tempFileAgeMs(state: Readonly<Config['state']>): number {
   return LEASES_KEPT * state.leaseSeconds * 1000 + state.leaseWaitSeconds * 1000 + LONGEST_WAIT_MS;
