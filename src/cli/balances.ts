@@ -22,23 +22,31 @@ ledger was never built (run loyalty-sync sync); 2 bad usage, or a customer the m
 
 const COLUMNS = ['customer_id', 'merchant_id', 'approved', 'pending', 'last_movement_day'] as const;
 
-export async function balancesCommand(argv: string[], ctx: CommandContext): Promise<number> {
+/** Balances' flags, checked (UsageError), without I/O: run before the state is restored, and by the command. */
+export function parseBalancesArgs(argv: string[]): { help: true } | { help: false; asOf: string; format: 'csv' | 'json'; customer: number | undefined } {
   const { values } = parseCommandArgs('balances', argv, {
     'as-of': { type: 'string' },
     customer: { type: 'string' },
     format: { type: 'string' },
     help: { type: 'boolean', short: 'h' },
   });
-  if (values.help) {
-    ctx.stdout.write(USAGE);
-    return EXIT_OK;
-  }
+  if (values.help) return { help: true };
   const asOf = values['as-of'];
   if (asOf === undefined) throw new UsageError('balances: --as-of DATE is required (a day such as 2026-03-31).');
   if (!isCalendarDay(asOf)) throw new UsageError(`--as-of is "${asOf}"; expected a calendar date written YYYY-MM-DD, such as 2026-03-31.`);
   const format = values.format ?? 'csv';
   if (format !== 'csv' && format !== 'json') throw new UsageError(`--format is "${format}"; expected csv or json.`);
   const customer = values.customer === undefined ? undefined : parseIntegerFlag('customer', values.customer, 1);
+  return { help: false, asOf, format, customer };
+}
+
+export async function balancesCommand(argv: string[], ctx: CommandContext): Promise<number> {
+  const args = parseBalancesArgs(argv);
+  if (args.help) {
+    ctx.stdout.write(USAGE);
+    return EXIT_OK;
+  }
+  const { asOf, format, customer } = args;
 
   const db = readMirror(ctx);
   try {

@@ -40,8 +40,8 @@ Options:
 Exit codes: 0 written (and published); 1 the export or its publication failed; 2 bad usage.
 `;
 
-/** `export`: prints the manifest path and one line per file; exit 1 with one sentence on failure. */
-export async function exportCommand(argv: string[], ctx: CommandContext): Promise<number> {
+/** Export's flags, checked (UsageError), without I/O: run before the state's lease is taken, and by the command. */
+export function parseExportArgs(argv: string[]) {
   const { values } = parseCommandArgs('export', argv, {
     format: { type: 'string' },
     table: { type: 'string', multiple: true },
@@ -49,13 +49,20 @@ export async function exportCommand(argv: string[], ctx: CommandContext): Promis
     to: { type: 'string' },
     help: { type: 'boolean', short: 'h' },
   });
+  if (values.help) return { values, help: true, formats: undefined, tables: undefined, target: undefined };
+  const formats = values.format === undefined ? undefined : parseFormats(values.format);
+  const tables = values.table?.map(parseTable);
+  const target = values.to === undefined ? undefined : parseTarget(values.to);
+  return { values, help: false, formats, tables, target };
+}
+
+/** `export`: prints the manifest path and one line per file; exit 1 with one sentence on failure. */
+export async function exportCommand(argv: string[], ctx: CommandContext): Promise<number> {
+  const { values, formats, tables, target } = parseExportArgs(argv);
   if (values.help) {
     ctx.stdout.write(USAGE);
     return EXIT_OK;
   }
-  const formats = values.format === undefined ? undefined : parseFormats(values.format);
-  const tables = values.table?.map(parseTable);
-  const target = values.to === undefined ? undefined : parseTarget(values.to);
 
   const db = openMirror(ctx);
   // Ctrl-C or SIGTERM stops between chunks and removes the run's temporary files; a second signal kills as usual.

@@ -8,10 +8,8 @@ import { isDamagedDatabase, mirrorError } from '../db/open.js';
 import type { LeaseMode } from '../state/session.js';
 import { runWithState } from './withState.js';
 
-interface CommandEntry {
+interface CommandBase {
   summary: string;
-  /** With `state.url` set: how the command holds the state in the bucket (see src/state/session.ts); none for commands that do not use the mirror. */
-  state?: (argv: readonly string[]) => LeaseMode;
   /** Whether the command reads the config (simulate and help do not need it). */
   needsConfig: boolean;
   /**
@@ -19,13 +17,26 @@ interface CommandEntry {
    * anything, to the bucket (the state) included. `verify --ledger` reads only the mirror.
    */
   callsApi?: (argv: readonly string[]) => boolean;
-  /**
-   * Checks the command's flags before the state in the bucket is touched, so a usage error costs no lease
-   * and no restore; the command parses them again when it runs.
-   */
-  checkArgs?: (argv: string[]) => Promise<void>;
   run: (argv: string[], ctx: CommandContext) => Promise<number>;
 }
+
+/**
+ * Checks the command's flags (its own parse…Args, which the command runs again) before the state in the
+ * bucket or the API is touched, so a usage error costs no lease and no restore. `help` when the command
+ * will only print a usage: it then runs without the state.
+ */
+type CheckArgs = (argv: string[]) => Promise<{ help: boolean }>;
+
+/** A command that uses the state must check its flags first: the type makes it so. */
+type CommandEntry = CommandBase &
+  (
+    | {
+        /** With `state.url` set: how the command holds the state in the bucket (see src/state/session.ts). */
+        state: (argv: readonly string[]) => LeaseMode;
+        checkArgs: CheckArgs;
+      }
+    | { state?: undefined; checkArgs?: CheckArgs }
+  );
 
 const COMMANDS: Record<string, CommandEntry> = {
   sync: {
@@ -33,6 +44,7 @@ const COMMANDS: Record<string, CommandEntry> = {
     summary: 'pull the streams incrementally into the mirror (--stream NAME… --full --refresh --deep --accept-removals)',
     needsConfig: true,
     callsApi: () => true,
+    checkArgs: async (argv) => (await import('./sync.js')).parseSyncArgs(argv),
     run: async (argv, ctx) => (await import('./sync.js')).syncCommand(argv, ctx),
   },
   push: {
@@ -40,12 +52,14 @@ const COMMANDS: Record<string, CommandEntry> = {
     summary: 'send the due jobs of the write queue',
     needsConfig: true,
     callsApi: () => true,
+    checkArgs: async (argv) => (await import('./push.js')).parsePushArgs(argv),
     run: async (argv, ctx) => (await import('./push.js')).pushCommand(argv, ctx),
   },
   export: {
     state: () => 'wait',
     summary: 'write one consistent CSV/Parquet snapshot of the mirror and bring its Delta Lake tables up to date, and publish to object storage with --to (--format csv,parquet,delta --table NAME… --since-last --to s3://BUCKET/PREFIX)',
     needsConfig: true,
+    checkArgs: async (argv) => (await import('./export.js')).parseExportArgs(argv),
     run: async (argv, ctx) => (await import('./export.js')).exportCommand(argv, ctx),
   },
   once: {
@@ -53,7 +67,7 @@ const COMMANDS: Record<string, CommandEntry> = {
     summary: 'sync, then push, then export; exit 0 only if all succeeded (for cron containers; --verify, --export-daily, --accept-removals, --metrics-file PATH, --pushgateway URL)',
     needsConfig: true,
     callsApi: () => true,
-    checkArgs: async (argv) => void (await import('./once.js')).parseOnceArgs(argv),
+    checkArgs: async (argv) => ({ help: (await import('./once.js')).parseOnceArgs(argv).values.help === true }),
     run: async (argv, ctx) => (await import('./once.js')).onceCommand(argv, ctx),
   },
   run: {
@@ -61,12 +75,14 @@ const COMMANDS: Record<string, CommandEntry> = {
     summary: 'stay up and run sync, refresh, push, export and verify on the configured schedules until SIGTERM/SIGINT (--metrics-listen HOST:PORT)',
     needsConfig: true,
     callsApi: () => true,
+    checkArgs: async (argv) => (await import('./run.js')).parseRunArgs(argv),
     run: async (argv, ctx) => (await import('./run.js')).runCommand(argv, ctx),
   },
   status: {
     state: () => 'read',
     summary: 'per stream rows, watermark, last success and lag; queue counts; last export, publication and verify; lock holder; schema drift (--json; --check exits 1 when unhealthy)',
     needsConfig: true,
+    checkArgs: async (argv) => (await import('./status.js')).parseStatusArgs(argv),
     run: async (argv, ctx) => (await import('./status.js')).statusCommand(argv, ctx),
   },
   verify: {
@@ -74,18 +90,21 @@ const COMMANDS: Record<string, CommandEntry> = {
     summary: 'show that the mirror equals the API, and repair it where it does not (--stream NAME… --full --requests N --repair --accept-removals --json); --ledger reconciles balances with transactions',
     needsConfig: true,
     callsApi: (argv) => !argv.includes('--ledger'),
+    checkArgs: async (argv) => (await import('./verify.js')).parseVerifyArgs(argv),
     run: async (argv, ctx) => (await import('./verify.js')).verifyCommand(argv, ctx),
   },
   balances: {
     state: () => 'read',
     summary: "every customer's approved and pending points at the end of a day, from the points ledger (--as-of DATE --customer ID --format csv|json)",
     needsConfig: true,
+    checkArgs: async (argv) => (await import('./balances.js')).parseBalancesArgs(argv),
     run: async (argv, ctx) => (await import('./balances.js')).balancesCommand(argv, ctx),
   },
   report: {
     state: () => 'read',
     summary: 'write one self-contained HTML page of the points ledger for finance: outstanding points and liability, movements, redemption, members\' revenue, tiers, reconciliation (--out FILE.html)',
     needsConfig: true,
+    checkArgs: async (argv) => (await import('./report.js')).checkReportArgs(argv),
     run: async (argv, ctx) => (await import('./report.js')).reportCommand(argv, ctx),
   },
   whoami: {
@@ -97,6 +116,7 @@ const COMMANDS: Record<string, CommandEntry> = {
     state: (argv) => (argv[0] === 'list' ? 'read' : 'wait'),
     summary: 'enqueue writes (add-points, update-review, delete-review, create-order, claim-reward, import FILE.csv) and steer the queue (list, retry, cancel)',
     needsConfig: true,
+    checkArgs: async (argv) => (await import('./queue.js')).parseQueueArgs(argv),
     run: async (argv, ctx) => (await import('./queue.js')).queueCommand(argv, ctx),
   },
   state: {
@@ -178,10 +198,10 @@ export async function main(argv: string[]): Promise<number> {
     mirrorPath = config.db.path;
     const logger = createLogger({ level: config.log.level });
     const ctx: CommandContext = { config, logger, stdout: process.stdout, stderr: process.stderr };
-    const asksForHelp = commandArgs.includes('--help') || commandArgs.includes('-h');
+    // Flags first, then the key: either refusal comes before any request to the bucket or the API.
+    const asksForHelp = entry.checkArgs === undefined ? commandArgs.includes('--help') || commandArgs.includes('-h') : (await entry.checkArgs(commandArgs)).help;
     const callsApi = entry.callsApi?.(commandArgs) === true;
     if (!asksForHelp && callsApi) requireApiKey(ctx, name);
-    if (!asksForHelp) await entry.checkArgs?.(commandArgs);
     const code = config.state.url !== '' && entry.state !== undefined && !asksForHelp ? await runWithState(name, entry.state(commandArgs), (withState) => entry.run(commandArgs, withState), ctx, callsApi) : await entry.run(commandArgs, ctx);
     logger.flush();
     return code;

@@ -37,10 +37,15 @@ function pushUsage(): string {
   ].join('\n');
 }
 
+/** Push's flags, checked (UsageError), without I/O: run before the state's lease is taken, and by the command. */
+export function parsePushArgs(argv: string[]) {
+  const { values } = parseCommandArgs('push', argv, { help: { type: 'boolean' } });
+  return { help: values.help === true };
+}
+
 /** `push`: one pass over the due jobs. */
 export async function pushCommand(argv: string[], ctx: CommandContext): Promise<number> {
-  const { values } = parseCommandArgs('push', argv, { help: { type: 'boolean' } });
-  if (values.help) {
+  if (parsePushArgs(argv).help) {
     ctx.stdout.write(pushUsage());
     return 0;
   }

@@ -24,17 +24,31 @@ Reads the mirror only (it may be read-only). Exit codes: 0 written; 1 the mirror
 ledger was never built (run loyalty-sync sync); 2 bad usage, or a folder --out cannot be written in.
 `;
 
-export async function reportCommand(argv: string[], ctx: CommandContext): Promise<number> {
+/** Report's flags, checked (UsageError), without I/O: run before the state is restored, and by the command. */
+export function parseReportArgs(argv: string[]): { help: true } | { help: false; out: string } {
   const { values } = parseCommandArgs('report', argv, {
     out: { type: 'string' },
     help: { type: 'boolean', short: 'h' },
   });
-  if (values.help) {
+  if (values.help) return { help: true };
+  if (values.out === undefined || values.out === '') throw new UsageError('report: --out FILE.html is required (where to write the page).');
+  return { help: false, out: values.out };
+}
+
+/** Report's flags, and the folder --out names: both can be refused before the state is restored. */
+export async function checkReportArgs(argv: string[]): Promise<{ help: boolean }> {
+  const args = parseReportArgs(argv);
+  if (!args.help) await requireFolder(resolve(args.out));
+  return args;
+}
+
+export async function reportCommand(argv: string[], ctx: CommandContext): Promise<number> {
+  const args = parseReportArgs(argv);
+  if (args.help) {
     ctx.stdout.write(USAGE);
     return EXIT_OK;
   }
-  if (values.out === undefined || values.out === '') throw new UsageError('report: --out FILE.html is required (where to write the page).');
-  const out = resolve(values.out);
+  const out = resolve(args.out);
   await requireFolder(out);
 
   const db = readMirror(ctx);
@@ -55,7 +69,7 @@ export async function reportCommand(argv: string[], ctx: CommandContext): Promis
     await rename(tmp, out);
   } catch (error) {
     await rm(tmp, { force: true });
-    throw new UsageError(`--out is "${values.out}"; cannot write it there (${(error as NodeJS.ErrnoException).code ?? String(error)}): expected a file in a folder this user may write.`);
+    throw new UsageError(`--out is "${args.out}"; cannot write it there (${(error as NodeJS.ErrnoException).code ?? String(error)}): expected a file in a folder this user may write.`);
   }
   ctx.stdout.write(`${out}\n`);
   return EXIT_OK;

@@ -31,16 +31,27 @@ signal exits at once.
                               LOYALTY_METRICS_LISTEN; off when empty. A bad or taken address exits 2.
 `;
 
-export async function runCommand(argv: string[], ctx: CommandContext): Promise<number> {
+/**
+ * Run's flags, checked (UsageError), without I/O: run before the state's lease is taken, and by the command.
+ * A --metrics-listen that is no address is refused here; one that is taken only when the server starts.
+ */
+export function parseRunArgs(argv: string[]) {
   const { values } = parseCommandArgs('run', argv, { help: { type: 'boolean', short: 'h' }, 'metrics-listen': { type: 'string' } });
-  if (values.help) {
+  const flag = values['metrics-listen'];
+  if (values.help === true || flag === undefined || flag === '') return { help: values.help === true, listenFlag: flag, address: undefined };
+  return { help: false, listenFlag: flag, address: listenAddress(flag, true) };
+}
+
+export async function runCommand(argv: string[], ctx: CommandContext): Promise<number> {
+  const { help, listenFlag, address } = parseRunArgs(argv);
+  if (help) {
     ctx.stdout.write(HELP);
     return EXIT_OK;
   }
-  const fromFlag = values['metrics-listen'] !== undefined;
-  const listen = values['metrics-listen'] ?? ctx.config.runtime.metricsListen;
+  const fromFlag = listenFlag !== undefined;
+  const listen = listenFlag ?? ctx.config.runtime.metricsListen;
   // Off by default: without an address the jobs tell nobody, and nothing listens.
-  const served = listen === '' ? null : { address: listenAddress(listen, fromFlag), metrics: createMetrics(knownLabelValues(ctx.config)), health: createHealth() };
+  const served = listen === '' ? null : { address: address ?? listenAddress(listen, fromFlag), metrics: createMetrics(knownLabelValues(ctx.config)), health: createHealth() };
   let server: MetricsServer | null = null;
   if (served !== null) {
     try {

@@ -153,8 +153,14 @@ function renderDrift(entries: DriftEntry[]): string {
   return ['Schema drift', ...alignedLines(header, rows)].join('\n');
 }
 
-export async function statusCommand(argv: string[], ctx: CommandContext): Promise<number> {
+/** Status's flags, checked (UsageError), without I/O: run before the state is restored, and by the command. */
+export function parseStatusArgs(argv: string[]) {
   const { values } = parseCommandArgs('status', argv, { json: { type: 'boolean' }, check: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } });
+  return { values, help: values.help === true };
+}
+
+export async function statusCommand(argv: string[], ctx: CommandContext): Promise<number> {
+  const { values } = parseStatusArgs(argv);
   if (values.help) {
     ctx.stdout.write(USAGE);
     return EXIT_OK;

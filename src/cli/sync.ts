@@ -36,8 +36,8 @@ Options:
   --help         show this help
 `;
 
-/** `sync`: exit 0 when every stream succeeded, else 1 with one line per stream that did not (one in all when the API was unreachable). */
-export async function syncCommand(argv: string[], ctx: CommandContext): Promise<number> {
+/** Sync's flags, checked (UsageError), without I/O: run before the state's lease is taken, and by the command. */
+export function parseSyncArgs(argv: string[]) {
   const { values } = parseCommandArgs('sync', argv, {
     stream: { type: 'string', multiple: true },
     full: { type: 'boolean' },
@@ -46,11 +46,16 @@ export async function syncCommand(argv: string[], ctx: CommandContext): Promise<
     'accept-removals': { type: 'boolean' },
     help: { type: 'boolean', short: 'h' },
   });
+  return { values, help: values.help === true, streams: values.stream?.map(parseStreamName) };
+}
+
+/** `sync`: exit 0 when every stream succeeded, else 1 with one line per stream that did not (one in all when the API was unreachable). */
+export async function syncCommand(argv: string[], ctx: CommandContext): Promise<number> {
+  const { values, streams } = parseSyncArgs(argv);
   if (values.help) {
     ctx.stdout.write(USAGE);
     return EXIT_OK;
   }
-  const streams = values.stream?.map(parseStreamName);
 
   // The first Ctrl-C (or SIGTERM) stops after the page in flight commits; the next run resumes there.
   const report = await withWorker(ctx, { command: 'sync', createsMirror: true, waitForLock: false }, (deps, signal) =>

@@ -49,7 +49,10 @@ Exit codes: 0 no defect remains (none found, or all repaired; pending difference
 1 defects remain, or the API failed; 2 bad usage.
 `;
 
-export async function verifyCommand(argv: string[], ctx: CommandContext): Promise<number> {
+type VerifySettings = Pick<VerifyOptions, 'streams' | 'mode' | 'requests' | 'repair' | 'acceptRemovals'>;
+
+/** Verify's flags, checked (UsageError), without I/O: run before the state's lease is taken, and by the command. */
+export function parseVerifyArgs(argv: string[]): { help: true } | { help: false; json: boolean; ledger: true } | { help: false; json: boolean; ledger: false; settings: VerifySettings } {
   const { values } = parseCommandArgs('verify', argv, {
     stream: { type: 'string', multiple: true },
     full: { type: 'boolean' },
@@ -60,14 +63,12 @@ export async function verifyCommand(argv: string[], ctx: CommandContext): Promis
     ledger: { type: 'boolean' },
     help: { type: 'boolean', short: 'h' },
   });
-  if (values.help) {
-    ctx.stdout.write(USAGE);
-    return EXIT_OK;
-  }
+  const json = values.json === true;
+  if (values.help) return { help: true };
   if (values.ledger) {
     const other = (['stream', 'full', 'requests', 'repair', 'accept-removals'] as const).find((name) => values[name] !== undefined);
     if (other !== undefined) throw new UsageError(`verify: --ledger reconciles the mirror alone and takes no --${other}; give --ledger [--json].`);
-    return verifyLedger(ctx, values.json === true);
+    return { help: false, json, ledger: true };
   }
   if (values.full && values.requests !== undefined) {
     throw new UsageError('verify: --full compares every row and takes no budget; give either --full or --requests N, not both.');
@@ -77,13 +78,25 @@ export async function verifyCommand(argv: string[], ctx: CommandContext): Promis
   }
   const requests = values.requests === undefined ? DEFAULT_VERIFY_REQUESTS : parseIntegerFlag('requests', values.requests, 1);
   const streams = values.stream?.map(parseStreamName);
-  const settings = { streams, mode: values.full ? 'full' : 'sample', requests, repair: values.repair === true, acceptRemovals: values['accept-removals'] === true } as const;
+  const settings: VerifySettings = { streams, mode: values.full ? 'full' : 'sample', requests, repair: values.repair === true, acceptRemovals: values['accept-removals'] === true };
+  return { help: false, json, ledger: false, settings };
+}
+
+export async function verifyCommand(argv: string[], ctx: CommandContext): Promise<number> {
+  const args = parseVerifyArgs(argv);
+  if (args.help) {
+    ctx.stdout.write(USAGE);
+    return EXIT_OK;
+  }
+  const json = args.json;
+  if (args.ledger) return verifyLedger(ctx, json);
+  const settings = args.settings;
 
   // Logs go to stderr, so with --json stdout holds the document alone.
   const report = settings.repair
     ? await withWorker(ctx, { command: 'verify --repair', createsMirror: false, waitForLock: false }, (deps, signal) => runVerify({ ...deps, ...settings, signal }))
     : await verifyWithoutLock(ctx, settings);
-  ctx.stdout.write(values.json ? `${JSON.stringify(report)}\n` : renderVerifyReport(report));
+  ctx.stdout.write(json ? `${JSON.stringify(report)}\n` : renderVerifyReport(report));
   return report.ok ? EXIT_OK : EXIT_FAILED;
 }
 
@@ -100,7 +113,7 @@ function verifyLedger(ctx: CommandContext, json: boolean): number {
 }
 
 /** A plain verify only reads the mirror (and records its run), so it runs beside \`run\` without the writer lock. */
-async function verifyWithoutLock(ctx: CommandContext, settings: Pick<VerifyOptions, 'streams' | 'mode' | 'requests' | 'repair' | 'acceptRemovals'>): Promise<VerifyReport> {
+async function verifyWithoutLock(ctx: CommandContext, settings: VerifySettings): Promise<VerifyReport> {
   const shutdown = installShutdown(ctx.logger, ctx.config.runtime.shutdownDeadlineSeconds * 1000);
   const db = openDatabase(ctx.config.db.path, { mustExist: true });
   const client = createApiClient(ctx.config.api, ctx.logger);

@@ -3,6 +3,7 @@ import { LOG_FOLDER, seqOfLogPath, type LogEntry, type StateManifest } from './l
 import { StateError } from './errors.js';
 import type { StateLog } from './stateLog.js';
 import { BucketStateStore } from './store/bucketStateStore.js';
+import { FolderStateStore } from './store/folderStateStore.js';
 import type { StateStore, StoredObject } from './store/stateStore.js';
 
 /** Where the dumps live, relative to the state's prefix; each under a name of its own. */
@@ -25,16 +26,33 @@ export function retentionMs(state: Readonly<Config['state']>): number {
   return Math.max(state.retainHours * 3_600_000, LEASES_KEPT * state.leaseSeconds * 1000 + state.leaseWaitSeconds * 1000 + LONGEST_WAIT_MS);
 }
 
+/**
+ * How old a folder state's temporary file must be before the sweep takes it for a killed writer's: several
+ * lease lengths plus the longest wait, the floor of retentionMs. A temporary file lives from its write to its
+ * rename within one store call. Saves, the only large writes, run one after another and the sweep runs after
+ * them, so the sweeping holder has no save of its own in flight; its other writes (inbox errors, outbox
+ * results) are small. Anyone else writing is a run taking the lease (one small log entry) or a run whose lease
+ * ran out meanwhile: its write is fenced off anyway, and losing its temporary file only makes it fail sooner.
+ * So a file this old belongs to no write that can still count, while one in flight is far younger.
+ */
+export function tempFileAgeMs(state: Readonly<Config['state']>): number {
+  return LEASES_KEPT * state.leaseSeconds * 1000 + state.leaseWaitSeconds * 1000 + LONGEST_WAIT_MS;
+}
+
 export interface SweepReport {
   dumps: number;
   entries: number;
   uploads: number;
+  /** A folder's temporary files left by writers killed midway (a bucket's are its open uploads). */
+  tempFiles: number;
 }
 
 export interface SweepOptions {
   /** The store's time now. */
   nowMs: number;
   keepMs: number;
+  /** A folder state's temporary files older than this are swept (tempFileAgeMs). */
+  tempAgeMs: number;
   /** The newest entry, the sweeping run's own: the window's entries are read up to it even when a listing lags. */
   head: LogEntry;
   /** Re-reads the head: true while the newest entry is still the sweeping run's own and its lease holds. */
@@ -73,13 +91,18 @@ export async function sweepState(objects: StateStore, log: StateLog, options: Sw
   // Only a bucket has multipart uploads; a folder's uploads are whole files.
   const uploads = objects instanceof BucketStateStore ? objects.objects : null;
   const stale = ((await uploads?.openUploads()) ?? []).filter((upload) => upload.path.startsWith('state/') && upload.initiatedMs > 0 && upload.initiatedMs < boundary);
+  // A folder's writes in flight are temporary files instead; a writer killed midway leaves its own behind.
+  const folder = objects instanceof FolderStateStore ? objects : null;
+  const temps = (await folder?.staleTempFiles(options.nowMs - options.tempAgeMs)) ?? [];
 
-  if (oldDumps.length + oldEntries.length + stale.length === 0) return { dumps: 0, entries: 0, uploads: 0 };
-  if (!(await options.stillHolder())) return { dumps: 0, entries: 0, uploads: 0 };
+  const nothing = { dumps: 0, entries: 0, uploads: 0, tempFiles: 0 };
+  if (oldDumps.length + oldEntries.length + stale.length + temps.length === 0) return nothing;
+  if (!(await options.stillHolder())) return nothing;
   if (oldDumps.length > 0) await objects.delete(oldDumps);
   if (oldEntries.length > 0) await objects.delete(oldEntries);
   for (const upload of stale) await uploads?.abortUpload(upload);
-  return { dumps: oldDumps.length, entries: oldEntries.length, uploads: stale.length };
+  await folder?.removeTempFiles(temps);
+  return { dumps: oldDumps.length, entries: oldEntries.length, uploads: stale.length, tempFiles: temps.length };
 }
 
 /** An object the store dated, before `boundary`; an undated one is never old. */

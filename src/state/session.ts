@@ -11,7 +11,7 @@ import { describeHolder, leaseVerdict, LOG_FORMAT, safeLeaseMs, type EntryKind, 
 import { restoreMirror, type RestoreReport } from './restoreMirror.js';
 import { MirrorFile } from './mirrorFile.js';
 import { mirrorHoldsState, readCopyFolder } from './readCopy.js';
-import { retentionMs, sweepState } from './retention.js';
+import { retentionMs, sweepState, tempFileAgeMs } from './retention.js';
 import { prepareSave } from './saveState.js';
 import { setAsideMirror } from './setAsideMirror.js';
 import { bindingRefusal, createStateRecord, readStateRecord, type ProgramIdentity, type StateRecord } from './stateRecord.js';
@@ -409,6 +409,7 @@ export class StateSession {
       const removed = await sweepState(this.objects, this.log, {
         nowMs: this.clock.now(),
         keepMs: retentionMs(this.options.config.state),
+        tempAgeMs: tempFileAgeMs(this.options.config.state),
         head,
         stillHolder: async () => {
           await this.ensureLease();
@@ -416,7 +417,7 @@ export class StateSession {
           return newest !== null && newest.writeId === this.head?.writeId;
         },
       });
-      if (removed.dumps + removed.entries + removed.uploads > 0) this.options.logger.info({ state: this.place.url, ...removed }, 'removed state objects that no retained save names');
+      if (removed.dumps + removed.entries + removed.uploads + removed.tempFiles > 0) this.options.logger.info({ state: this.place.url, ...removed }, 'removed state objects that no retained save names');
     } catch (error) {
       this.options.logger.warn({ err: error, state: this.place.url }, 'could not remove old state objects; a later run tries again');
     }

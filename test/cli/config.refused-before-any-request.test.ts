@@ -6,11 +6,11 @@ import { startRefusingApi, type RefusingApi } from '../helpers/refusingApi.js';
 import { tempDir } from '../helpers/tempDir.js';
 
 /**
- * With a state in the bucket, a configuration error must stop a run before the lease and the restore: a
+ * With a state in the bucket, a configuration or usage error must stop a run before the lease and the restore: a
  * refused run costs nothing and changes nothing. Both the "bucket" and the "API" here are loopback servers
  * that count every request they get (and refuse it), so any request at all shows.
  */
-describe('a configuration error with state.url set: one sentence, exit 2, and not one request to the bucket or the API', () => {
+describe('a configuration or usage error with state.url set: one sentence, exit 2, and not one request to the bucket or the API', () => {
   let bucket: RefusingApi;
   let api: RefusingApi;
   const dir = tempDir('ls-config-first-');
@@ -84,4 +84,41 @@ describe('a configuration error with state.url set: one sentence, exit 2, and no
   it("refuses once's flags that cannot work before the lease: a Pushgateway that is no URL", async () => {
     await refused('bad-flag', ['once', '--pushgateway', 'pushgateway:9091'], {}, /^loyalty-sync: --pushgateway is "pushgateway:9091"; expected an http\(s\) URL/);
   });
+
+  // Every command that holds the state checks its flags before the lease and the restore, as once does.
+  it.each([
+    [['sync', '--stream', 'nosuch'], /^loyalty-sync: --stream is "nosuch"; expected one of customers, orders, activities, transactions, unsubscribes\.$/],
+    [['sync', '--fulll'], /^loyalty-sync: sync: Unknown option '--fulll'; see "loyalty-sync sync --help"\.$/],
+    [['push', '--all'], /^loyalty-sync: push: Unknown option '--all'; see "loyalty-sync push --help"\.$/],
+    [['export', '--format', 'xml'], /^loyalty-sync: --format contains "xml"; expected csv, parquet, delta \(comma-separated\)\.$/],
+    [['run', '--metrics-listen', 'nohost:port'], /^loyalty-sync: --metrics-listen is "nohost:port"; expected HOST:PORT such as 0\.0\.0\.0:9464/],
+    [['status', '--jsn'], /^loyalty-sync: status: Unknown option '--jsn'; see "loyalty-sync status --help"\.$/],
+    [['verify', '--requests', '0'], /^loyalty-sync: --requests is 0; expected a whole number from 1 to /],
+    [['verify', '--ledger', '--full'], /^loyalty-sync: verify: --ledger reconciles the mirror alone and takes no --full; give --ledger \[--json\]\.$/],
+    [['balances', '--as-of', 'notadate'], /^loyalty-sync: --as-of is "notadate"; expected a calendar date written YYYY-MM-DD, such as 2026-03-31\.$/],
+    [['report'], /^loyalty-sync: report: --out FILE\.html is required \(where to write the page\)\.$/],
+    [['report', '--out', '/nonexistent-folder/report.html'], /^loyalty-sync: --out is "\/nonexistent-folder\/report\.html"; its folder \/nonexistent-folder does not exist: create it first or choose another path\.$/],
+    [['queue', 'add-points', '--customer', 'C-1', '--points', 'abc', '--reason', 'r'], /^loyalty-sync: --points is "abc"; expected a non-zero whole number\.$/],
+    [['queue', 'import', '--kind', 'nope', 'writes.csv'], /^loyalty-sync: --kind is "nope"; expected one of add_points, /],
+    [['queue', 'list', '--state', 'nosuch'], /^loyalty-sync: --state is "nosuch"; expected one of queued, /],
+    [['queue', 'retry', 'abc'], /^loyalty-sync: queue retry: the job ID is "abc"; expected a job number/],
+    [['queue', 'cancel'], /^loyalty-sync: queue cancel takes one job ID, got 0; see "loyalty-sync queue cancel --help"\.$/],
+    [['queue', 'frobnicate'], /^loyalty-sync: Unknown queue subcommand "frobnicate"; expected one of: add-points, /],
+  ])('refuses the bad usage %j before the lease and the restore', async (args, sentence) => {
+    await refused(`usage-${args.join('-').replace(/[^a-z0-9-]/gi, '')}`, args, {}, sentence);
+  });
+
+  it.each([['sync'], ['push'], ['export'], ['once'], ['run'], ['status'], ['verify'], ['balances'], ['report'], ['queue'], ['queue', 'add-points'], ['queue', 'list'], ['queue', 'retry']].map((command) => [command]))(
+    '%j --help prints its usage without the state or the API',
+    async (command) => {
+      const name = `help-${command.join('-')}`;
+      const [bucketBefore, apiBefore] = [bucket.requests().length, api.requests().length];
+      const result = await runCli([...command, '--help'], { env: jobEnv(name) });
+      expect(result.code, result.stderr).toBe(0);
+      expect(result.stdout).toMatch(/^Usage: loyalty-sync /);
+      expect(bucket.requests().slice(bucketBefore)).toEqual([]);
+      expect(api.requests().slice(apiBefore)).toEqual([]);
+      expect(existsSync(join(dir, name))).toBe(false);
+    },
+  );
 });

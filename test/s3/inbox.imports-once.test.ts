@@ -220,7 +220,7 @@ describe.each([
     expect(await importInbox(h.db, objects, h.logger, h.now())).toMatchObject({ imported: ['inbox/add_points/bad.csv'], queued: 2, refused: [] });
     expect(listJobs(h.db).map((job) => job.payload.reason)).toEqual(['ok row', 'bad row']);
     // The errors of the bytes it no longer holds are gone.
-    expect(await keys()).toEqual(['inbox/add_points/bad.csv', 'inbox/add_points/notes.txt', 'inbox/addpoints/typo.csv', 'inbox/addpoints/typo.errors.txt']);
+    expect(await keys()).toEqual(['inbox/add_points/bad.csv', 'inbox/add_points/notes.txt', 'inbox/add_points/notes.txt.errors.txt', 'inbox/addpoints/typo.csv', 'inbox/addpoints/typo.errors.txt']);
   });
 
   it("rewrites a results file when a job's outcome changes (a dead write retried), only then, and retries a write the store refused", async () => {

@@ -42,11 +42,11 @@ describe('what the lease holder removes from the state in the bucket (state.reta
     // A save killed midway leaves its multipart upload open.
     await store.client.send(new CreateMultipartUploadCommand({ Bucket: store.bucket(), Key: `retain/${DUMPS_FOLDER}000000000099-segment-killed.jsonl.zst` }));
 
-    const sweep = (nowMs: number, holder: boolean) => sweepState(objects, log, { nowMs, keepMs: DAY_MS, head, stillHolder: async () => holder });
+    const sweep = (nowMs: number, holder: boolean) => sweepState(objects, log, { nowMs, keepMs: DAY_MS, tempAgeMs: DAY_MS, head, stillHolder: async () => holder });
     // Within retention: nothing goes.
-    expect(await sweep(Date.now() + DAY_MS / 2, true)).toEqual({ dumps: 0, entries: 0, uploads: 0 });
+    expect(await sweep(Date.now() + DAY_MS / 2, true)).toEqual({ dumps: 0, entries: 0, uploads: 0, tempFiles: 0 });
     // Past it, by a run that re-reads the head and finds it no longer its own: nothing goes either.
-    expect(await sweep(Date.now() + 3 * DAY_MS, false)).toEqual({ dumps: 0, entries: 0, uploads: 0 });
+    expect(await sweep(Date.now() + 3 * DAY_MS, false)).toEqual({ dumps: 0, entries: 0, uploads: 0, tempFiles: 0 });
     expect(await dumpsNow()).toEqual(before);
     // Past it, by the holder: only what the newest save does not name.
     const removed = await sweep(Date.now() + 3 * DAY_MS, true);

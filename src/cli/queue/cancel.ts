@@ -1,9 +1,8 @@
 import { openMirror, type CommandContext } from '../context.js';
-import { parseCommandArgs } from '../args.js';
 import { UsageError } from '../errors.js';
 import { cancelJob } from '../../queue/cancelJob.js';
 import type { WriteJob } from '../../queue/types.js';
-import { jobIdArgument } from './retry.js';
+import { parseJobIdArgs } from './retry.js';
 
 function cancelUsage(): string {
   return [
@@ -24,12 +23,12 @@ function cancelUsage(): string {
 }
 
 export async function cancelCommand(argv: string[], ctx: CommandContext): Promise<number> {
-  const { values, positionals } = parseCommandArgs('queue cancel', argv, { help: { type: 'boolean' } }, true);
-  if (values.help) {
+  const args = parseJobIdArgs('queue cancel', argv);
+  if (args.help) {
     ctx.stdout.write(cancelUsage());
     return 0;
   }
-  const id = jobIdArgument('queue cancel', positionals);
+  const id = args.id;
   const db = openMirror(ctx);
   try {
     const result = cancelJob(db, id, new Date());

@@ -54,21 +54,42 @@ function enqueueUsage(kind: JobKind): string {
   ].join('\n');
 }
 
-/** `queue add-points|update-review|delete-review|create-order|claim-reward`: validate, then queue once. */
-export async function enqueueCommand(kind: JobKind, argv: string[], ctx: CommandContext): Promise<number> {
-  const command = `queue ${commandOf(kind)}`;
+type EnqueueArgs = { help: true } | { help: false; key: string | undefined; payload: JobPayload; file?: undefined } | { help: false; key: string | undefined; file: string };
+
+/**
+ * The flags of one kind of write, checked (UsageError), without I/O: run before the state's lease is taken,
+ * and by the command. The fields of a --file are checked when the command reads it.
+ */
+export function parseEnqueueArgs(kind: JobKind, argv: string[]): EnqueueArgs {
   const options: Record<string, { type: 'string' | 'boolean' }> = { key: { type: 'string' }, help: { type: 'boolean' } };
   for (const field of KINDS[kind].fields) options[flagOf(field.name)] = { type: SWITCHES.has(field.name) ? 'boolean' : 'string' };
   if (kind === 'create_order') options.file = { type: 'string' };
-  const { values } = parseCommandArgs(command, argv, options);
-  if (values.help) {
+  const { values } = parseCommandArgs(`queue ${commandOf(kind)}`, argv, options);
+  if (values.help) return { help: true };
+  if (typeof values.file === 'string') {
+    const mixed = KINDS[kind].fields.map((f) => flagOf(f.name)).filter((flag) => values[flag] !== undefined);
+    if (mixed.length > 0) throw new UsageError(`--file cannot be combined with ${mixed.map((f) => `--${f}`).join(', ')}; expected the fields in the file only.`);
+    return { help: false, key: keyOf(values.key), file: values.file };
+  }
+  const payload = payloadFromFlags(kind, values);
+  return { help: false, key: keyOf(values.key), payload };
+}
+
+function keyOf(value: unknown): string | undefined {
+  const key = typeof value === 'string' ? value : undefined;
+  if (key !== undefined && key.trim() === '') throw new UsageError('--key is empty; expected a non-empty key, or no --key to derive one.');
+  return key;
+}
+
+/** `queue add-points|update-review|delete-review|create-order|claim-reward`: validate, then queue once. */
+export async function enqueueCommand(kind: JobKind, argv: string[], ctx: CommandContext): Promise<number> {
+  const args = parseEnqueueArgs(kind, argv);
+  if (args.help) {
     ctx.stdout.write(enqueueUsage(kind));
     return 0;
   }
-
-  const payload = typeof values.file === 'string' ? payloadFromFile(kind, values.file, values) : payloadFromFlags(kind, values);
-  const key = typeof values.key === 'string' ? values.key : undefined;
-  if (key !== undefined && key.trim() === '') throw new UsageError('--key is empty; expected a non-empty key, or no --key to derive one.');
+  const payload = args.file === undefined ? args.payload : payloadFromFile(kind, args.file);
+  const key = args.key;
 
   const db = createMirror(ctx);
   try {
@@ -95,9 +116,7 @@ function payloadFromFlags(kind: JobKind, values: Record<string, unknown>): JobPa
   throw new UsageError(validation.problems.map((p) => flagSentence(p)).join(' '));
 }
 
-function payloadFromFile(kind: JobKind, file: string, values: Record<string, unknown>): JobPayload {
-  const mixed = KINDS[kind].fields.map((f) => flagOf(f.name)).filter((flag) => values[flag] !== undefined);
-  if (mixed.length > 0) throw new UsageError(`--file cannot be combined with ${mixed.map((f) => `--${f}`).join(', ')}; expected the fields in the file only.`);
+function payloadFromFile(kind: JobKind, file: string): JobPayload {
   let text: string;
   try {
     text = readFileSync(file, 'utf8');

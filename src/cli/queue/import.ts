@@ -3,7 +3,7 @@ import { createMirror, type CommandContext } from '../context.js';
 import { parseCommandArgs } from '../args.js';
 import { EXIT_USAGE, UsageError } from '../errors.js';
 import { csvColumns, importCsv } from '../../queue/importCsv.js';
-import { JOB_KINDS, isJobKind } from '../../queue/types.js';
+import { JOB_KINDS, isJobKind, type JobKind } from '../../queue/types.js';
 
 function importUsage(): string {
   const headers = JOB_KINDS.map((kind) => {
@@ -32,17 +32,24 @@ function importUsage(): string {
   ].join('\n');
 }
 
-export async function importCommand(argv: string[], ctx: CommandContext): Promise<number> {
+/** Import's flags and FILE, checked (UsageError), without I/O: run before the state's lease is taken, and by the command. */
+export function parseImportArgs(argv: string[]): { help: true } | { help: false; kind: JobKind; file: string } {
   const { values, positionals } = parseCommandArgs('queue import', argv, { kind: { type: 'string' }, help: { type: 'boolean' } }, true);
-  if (values.help) {
-    ctx.stdout.write(importUsage());
-    return 0;
-  }
+  if (values.help) return { help: true };
   if (positionals.length !== 1) throw new UsageError(`queue import takes one FILE.csv, got ${positionals.length}; see "loyalty-sync queue import --help".`);
   const kind = values.kind;
   if (kind === undefined) throw new UsageError(`--kind is required; expected one of ${JOB_KINDS.join(', ')}.`);
   if (!isJobKind(kind)) throw new UsageError(`--kind is "${kind}"; expected one of ${JOB_KINDS.join(', ')}.`);
-  const file = positionals[0];
+  return { help: false, kind, file: positionals[0] };
+}
+
+export async function importCommand(argv: string[], ctx: CommandContext): Promise<number> {
+  const args = parseImportArgs(argv);
+  if (args.help) {
+    ctx.stdout.write(importUsage());
+    return 0;
+  }
+  const { kind, file } = args;
   let text: string;
   try {
     text = readFileSync(file, 'utf8');

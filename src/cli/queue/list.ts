@@ -20,14 +20,20 @@ function listUsage(): string {
   ].join('\n');
 }
 
-export async function listCommand(argv: string[], ctx: CommandContext): Promise<number> {
+/** List's flags, checked (UsageError), without I/O: run before the state is restored, and by the command. */
+export function parseListArgs(argv: string[]) {
   const { values } = parseCommandArgs('queue list', argv, { state: { type: 'string' }, json: { type: 'boolean' }, help: { type: 'boolean' } });
-  if (values.help) {
+  const state = values.state;
+  if (values.help !== true && state !== undefined && !isJobState(state)) throw new UsageError(`--state is "${state}"; expected one of ${JOB_STATES.join(', ')}.`);
+  return { values, help: values.help === true, state: state !== undefined && isJobState(state) ? state : undefined };
+}
+
+export async function listCommand(argv: string[], ctx: CommandContext): Promise<number> {
+  const { values, help, state } = parseListArgs(argv);
+  if (help) {
     ctx.stdout.write(listUsage());
     return 0;
   }
-  const state = values.state;
-  if (state !== undefined && !isJobState(state)) throw new UsageError(`--state is "${state}"; expected one of ${JOB_STATES.join(', ')}.`);
   const db = readMirror(ctx);
   try {
     const jobs = listJobs(db, { state });

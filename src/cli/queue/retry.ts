@@ -18,13 +18,23 @@ function retryUsage(): string {
   ].join('\n');
 }
 
+/**
+ * The flags and job ID of `queue retry` or `queue cancel`, checked (UsageError), without I/O: run before the
+ * state's lease is taken, and by the command.
+ */
+export function parseJobIdArgs(command: string, argv: string[]): { help: true } | { help: false; id: number } {
+  const { values, positionals } = parseCommandArgs(command, argv, { help: { type: 'boolean' } }, true);
+  if (values.help) return { help: true };
+  return { help: false, id: jobIdArgument(command, positionals) };
+}
+
 export async function retryCommand(argv: string[], ctx: CommandContext): Promise<number> {
-  const { values, positionals } = parseCommandArgs('queue retry', argv, { help: { type: 'boolean' } }, true);
-  if (values.help) {
+  const args = parseJobIdArgs('queue retry', argv);
+  if (args.help) {
     ctx.stdout.write(retryUsage());
     return 0;
   }
-  const id = jobIdArgument('queue retry', positionals);
+  const id = args.id;
   const db = openMirror(ctx);
   try {
     const before = getJob(db, id);
@@ -41,7 +51,7 @@ export async function retryCommand(argv: string[], ctx: CommandContext): Promise
   }
 }
 
-export function jobIdArgument(command: string, positionals: string[]): number {
+function jobIdArgument(command: string, positionals: string[]): number {
   if (positionals.length !== 1) throw new UsageError(`${command} takes one job ID, got ${positionals.length}; see "loyalty-sync ${command} --help".`);
   const [id] = positionals;
   // A positional argument, so the generic flag sentence ("--ID is …") would name a flag that does not exist.

@@ -1,4 +1,4 @@
-import type { StateStore } from '../store/stateStore.js';
+import type { StateStore, StoredObject } from '../store/stateStore.js';
 import type { Db } from '../../db/open.js';
 import type { Logger } from '../../log.js';
 import { writeErrorsFiles } from './errorsFiles.js';
@@ -6,6 +6,7 @@ import { findInboxName, listedAsBefore } from './inboxNames.js';
 import { markUnlisted } from './inboxCounts.js';
 import { INBOX_FOLDER, inboxPathShape, type InboxName } from './layout.js';
 import { queueInboxFile } from './queueInboxFile.js';
+import { noteRefusedObjects } from './refusedObjects.js';
 import { sha256Hex } from './sha256.js';
 
 export interface InboxReport {
@@ -17,7 +18,10 @@ export interface InboxReport {
   refused: string[];
   /** Inbox files whose bytes an earlier file already brought: nothing was imported again. */
   repeated: string[];
-  /** Objects under inbox/ that are not KIND/NAME.csv: left alone. */
+  /**
+   * Objects under inbox/ that are not KIND/NAME.csv, seen for the first time or replaced this run: left alone,
+   * with a sentence beside each, and counted as refused while they stay (refusedObjects.ts).
+   */
   ignored: string[];
 }
 
@@ -31,9 +35,10 @@ export async function importInbox(db: Db, objects: StateStore, logger: Logger, n
   const report: InboxReport = { imported: [], queued: 0, refused: [], repeated: [], ignored: [] };
   const listed = (await objects.list(INBOX_FOLDER)).sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
   const files: InboxName[] = [];
+  const others: StoredObject[] = [];
   for (const object of listed) {
     const shape = inboxPathShape(object.path);
-    if (shape.shape === 'other') report.ignored.push(object.path);
+    if (shape.shape === 'other') others.push(object);
     if (shape.shape !== 'file') continue;
     files.push(shape.place);
     const known = findInboxName(db, shape.place);
@@ -52,6 +57,7 @@ export async function importInbox(db: Db, objects: StateStore, logger: Logger, n
     }
   }
   markUnlisted(db, files);
+  report.ignored = await noteRefusedObjects(db, objects, others, now);
   await writeErrorsFiles(db, objects);
   logReport(report, logger);
   return report;
@@ -64,7 +70,7 @@ function logReport(report: InboxReport, logger: Logger): void {
   if (report.ignored.length > 0) {
     logger.warn(
       { count: report.ignored.length, example: report.ignored[0] },
-      `write inbox: ${report.ignored.length} object(s) under inbox/ are not KIND/NAME.csv and were left alone, e.g. ${report.ignored[0]}`,
+      `write inbox: ${report.ignored.length} new object(s) under inbox/ are not KIND/NAME.csv and were left alone, e.g. ${report.ignored[0]}; each counts as refused while it stays, with its problem in the .errors.txt file beside it`,
     );
   }
 }

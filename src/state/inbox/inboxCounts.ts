@@ -1,5 +1,6 @@
 import type { Db } from '../../db/open.js';
 import { inboxPath } from './layout.js';
+import { refusedObjectPaths } from './refusedObjects.js';
 
 /** What a file in the inbox now came to: its rows queued, refused whole, or bytes another name brought first. */
 export const INBOX_FILE_OUTCOMES = ['imported', 'refused', 'duplicate'] as const;
@@ -32,16 +33,17 @@ function outcomeOf(name: ListedName): InboxFileOutcome {
   return name.firstName === name.name ? 'imported' : 'duplicate';
 }
 
-/** Files in the inbox as of the last listing, by outcome: every outcome, 0 included. */
+/** Files in the inbox as of the last listing, by outcome: every outcome, 0 included. An object that is no inbox file counts as refused. */
 export function countInboxFiles(db: Db): Record<InboxFileOutcome, number> {
-  const counts: Record<InboxFileOutcome, number> = { imported: 0, refused: 0, duplicate: 0 };
+  const counts: Record<InboxFileOutcome, number> = { imported: 0, refused: refusedObjectPaths(db).length, duplicate: 0 };
   for (const name of listedNames(db)) counts[outcomeOf(name)] += 1;
   return counts;
 }
 
-/** The inbox paths (inbox/KIND/NAME.csv) of the files refused and still in the inbox as of the last listing. */
+/** The paths of the files refused and still in the inbox as of the last listing: CSV files refused whole, and objects that are no inbox file. */
 export function refusedInboxFiles(db: Db): string[] {
-  return listedNames(db).filter((name) => outcomeOf(name) === 'refused').map((name) => inboxPath(name));
+  const files = listedNames(db).filter((name) => outcomeOf(name) === 'refused').map((name) => inboxPath(name));
+  return [...files, ...refusedObjectPaths(db)].sort();
 }
 
 /**

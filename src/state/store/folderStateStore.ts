@@ -167,6 +167,42 @@ export class FolderStateStore implements StateStore {
     }
   }
 
+  /**
+   * The temporary files (see tempBeside) last written before `boundaryMs`: what writers killed between
+   * writing and renaming left behind. Read only; `removeTempFiles` deletes them.
+   */
+  async staleTempFiles(boundaryMs: number): Promise<string[]> {
+    let entries;
+    try {
+      entries = await readdir(this.root, { recursive: true, withFileTypes: true });
+    } catch (error) {
+      if (isMissing(error)) return [];
+      throw this.failure('list', this.root, error);
+    }
+    const stale: string[] = [];
+    for (const entry of entries) {
+      if (!entry.isFile() || !TEMP_NAME.test(entry.name)) continue;
+      const file = join(entry.parentPath, entry.name);
+      const stats = await stat(file).catch((error: unknown) => {
+        if (isMissing(error)) return null;
+        throw this.failure('list', file, error);
+      });
+      if (stats !== null && stats.mtimeMs < boundaryMs) stale.push(file);
+    }
+    return stale.sort();
+  }
+
+  /** Deletes temporary files `staleTempFiles` found; one already gone is no error. */
+  async removeTempFiles(files: readonly string[]): Promise<void> {
+    for (const file of files) {
+      try {
+        await rm(file, { force: true });
+      } catch (error) {
+        throw this.failure('delete', file, error);
+      }
+    }
+  }
+
   private async makeFolder(folder: string): Promise<void> {
     try {
       await mkdir(folder, { recursive: true, mode: 0o700 });
@@ -183,6 +219,9 @@ export class FolderStateStore implements StateStore {
 function tempBeside(target: string): string {
   return join(dirname(target), `.${basename(target)}.${randomBytes(6).toString('hex')}.tmp`);
 }
+
+/** A name tempBeside gives, and no other: a dotfile an operator keeps (.DS_Store, .keep) is never swept. */
+const TEMP_NAME = /^\..+\.[0-9a-f]{12}\.tmp$/;
 
 /** Copies `from` to `to` (replacing it), owner-only, and says how many bytes with which SHA-256; `from` missing is thrown as ENOENT before `to` is touched. */
 async function copyHashed(from: string, to: string): Promise<{ bytes: number; sha256: string }> {
