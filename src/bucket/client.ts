@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { S3Client } from '@aws-sdk/client-s3';
 import { ConfigError, type Config } from '../config.js';
 import { registerSecret } from '../log.js';
+import { answersNotRetriedForClockSkew } from './clockSkewRetries.js';
 
 /** Tries of one request (the first included) on throttling, 5xx and dropped connections: the SDK's standard backoff with jitter. */
 const MAX_ATTEMPTS = 8;
@@ -50,6 +51,7 @@ export function createBucketClient(settings: Readonly<Config['export']['s3']>, e
     // Outside AWS, a store or proxy that never answers "Expect: 100-continue" would stall every part by seconds.
     ...(isAws ? {} : { expectContinueHeader: false }),
   });
+  answersNotRetriedForClockSkew(s3);
   if (!isAws) useContentMd5ForDeletes(s3);
   if (endpoint !== undefined && /(^|\.)storage\.googleapis\.com$/i.test(new URL(endpoint).hostname)) useGenerationPreconditions(s3);
   return { s3, endpointLabel: endpoint ?? `AWS S3 (${region})`, isAws };

@@ -8,6 +8,8 @@ export interface ConditionalPutProxy {
   answers: Array<{ key: string; status: number }>;
   /** Conditional PUTs the store applied whose answer the client never got. */
   drops: number;
+  /** Every request's method, key (after /BUCKET/, without the query) and answer status, in the order answered. */
+  answered: Array<{ method: string; key: string; status: number }>;
   /**
    * What the store's answers say the time is: its own clock moved by `skewMs`, and no `Date` header at
    * all with `dropDate` (as some gateways do). Changed at any time; applies to the answers that follow.
@@ -40,7 +42,7 @@ const PRECONDITION_FAILED =
  */
 export async function startConditionalPutProxy(upstream: string, store: S3Client, options: ConditionalPutOptions = {}): Promise<ConditionalPutProxy> {
   const target = new URL(upstream);
-  const proxy: ConditionalPutProxy = { endpoint: '', answers: [], drops: 0, storeClock: { skewMs: 0, dropDate: false }, close: async () => undefined };
+  const proxy: ConditionalPutProxy = { endpoint: '', answers: [], drops: 0, answered: [], storeClock: { skewMs: 0, dropDate: false }, close: async () => undefined };
   /** The answer's headers with its Date as the store's clock says: shifted, or left off. */
   const dated = (headers: Record<string, string | string[] | number | undefined>): Record<string, string | string[] | number | undefined> => {
     const { date, ...rest } = headers;
@@ -71,6 +73,7 @@ export async function startConditionalPutProxy(upstream: string, store: S3Client
   const server: Server = createServer((req, res) => {
     // Node adds a Date of its own to every answer unless told not to.
     res.sendDate = !proxy.storeClock.dropDate;
+    res.on('finish', () => proxy.answered.push({ method: req.method ?? '', key: decodeURIComponent((req.url ?? '').replace(/^\/[^/?]+\/?/, '').split('?')[0]), status: res.statusCode }));
     if (req.method === 'PUT' && req.headers['if-none-match'] !== undefined) {
       const chunks: Buffer[] = [];
       req.on('data', (chunk: Buffer) => chunks.push(chunk));

@@ -33,6 +33,8 @@ export interface StateStore {
   listKeys: (prefix: string) => Promise<string[]>;
   /** The store's clock as its answers show it (skew it, or drop Date); see ConditionalPutProxy.storeClock. Bucket only. */
   storeClock: () => ConditionalPutProxy['storeClock'];
+  /** Every answer of the bucket's proxy so far: method, key and status. */
+  storeAnswers: () => ConditionalPutProxy['answered'];
   /**
    * Moves the store's clock on by `ms`: a lease of a run that is gone runs out without the test waiting for it.
    * A folder's clock is this machine's, so there the log's entries move `ms` back in time instead, which is
@@ -96,6 +98,7 @@ export function useStateStore(simulator: SimulatorOptions, kind: StoreKind = 'bu
         .sort();
     },
     storeClock: () => bucketOnly(proxy).storeClock,
+    storeAnswers: () => bucketOnly(proxy).answered,
     advanceStoreClock: (ms) => {
       if (kind === 'bucket') bucketOnly(proxy).storeClock.skewMs += ms;
       else moveLogBack(root, ms);
