@@ -1,4 +1,4 @@
-import { BEFORE_ALL_DAYS, createdAtLowerBound, transactionsScan } from '../localDay.js';
+import { BEFORE_ALL_DAYS, createdAtLowerBound, dayFilter, transactionsScan } from '../localDay.js';
 import { column, type ModelDefinition } from './types.js';
 
 /** One row per customer and day with a movement; a balance as of a date is the customer's last row on or before it. */
@@ -33,7 +33,7 @@ export const customerPointsDaily: ModelDefinition = {
        FROM (SELECT customer_id, local_day(created_at) AS day, coalesce(sum(points_approved), 0) AS approved, coalesce(sum(points_pending), 0) AS pending, count(*) AS transactions
              FROM ${transactionsScan(from)}
              WHERE created_at >= @bound AND _removed_at IS NULL AND customer_id IS NOT NULL
-             GROUP BY customer_id, day HAVING day >= @from) AS g
+             GROUP BY customer_id, day ${dayFilter(from)}) AS g
        ${base.join}
        WINDOW running AS (PARTITION BY g.customer_id ORDER BY g.day ROWS UNBOUNDED PRECEDING)`,
     ).run({ from, bound: createdAtLowerBound(from) });
