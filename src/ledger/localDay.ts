@@ -71,11 +71,3 @@ export function createdAtLowerBound(from: string): string {
 export function transactionsScan(from: string): string {
   return from === BEFORE_ALL_DAYS ? 'transactions NOT INDEXED' : 'transactions INDEXED BY transactions_created_at';
 }
-
-/**
- * The HAVING clause that keeps the groups of `day` and later: none in a full build. SQLite moves such a HAVING into
- * the WHERE, where it computes local_day a second time for every row read, which would double a full build's cost.
- */
-export function dayFilter(from: string): string {
-  return from === BEFORE_ALL_DAYS ? '' : 'HAVING day >= @from';
-}
