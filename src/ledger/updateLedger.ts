@@ -3,7 +3,8 @@ import { recordDrift } from '../drift/recordDrift.js';
 import type { DriftFinding } from '../drift/types.js';
 import { CLASSIFIED_RESOURCES, UNCLASSIFIED_SQL } from './classify.js';
 import { BEFORE_ALL_DAYS, createLocalDay, dayFormatter } from './localDay.js';
-import { MODELS } from './models/index.js';
+import type { UnclassifiedCount } from './dayMovements.js';
+import { type BuildContext, MODELS } from './models/index.js';
 import { touchedDays } from './touchedDays.js';
 
 /** The settings that shape the model tables: a change of either rebuilds them whole. */
@@ -34,8 +35,10 @@ interface LedgerState {
  * Registers `local_day(timestamp)`, the calendar day of an ISO timestamp in the program's zone, on `db`: SQLite
  * knows no time zones, and the models group by it. Needed by every statement of src/ledger that groups by day.
  */
-export function registerLocalDay(db: Db, timeZone: string): void {
-  db.function('local_day', { deterministic: true }, createLocalDay(timeZone));
+export function registerLocalDay(db: Db, timeZone: string): (timestamp: string | null) => string | null {
+  const localDay = createLocalDay(timeZone);
+  db.function('local_day', { deterministic: true }, localDay);
+  return localDay;
 }
 
 /**
@@ -45,7 +48,7 @@ export function registerLocalDay(db: Db, timeZone: string): void {
  */
 export function updateLedger(db: Db, settings: LedgerSettings, now: Date): LedgerUpdate {
   const started = performance.now();
-  registerLocalDay(db, settings.timeZone);
+  const localDay = registerLocalDay(db, settings.timeZone);
   const today = dayFormatter(settings.timeZone)(now.getTime());
   return db
     .transaction((): LedgerUpdate => {
@@ -58,15 +61,15 @@ export function updateLedger(db: Db, settings: LedgerSettings, now: Date): Ledge
       }
       const afterSeq = full ? -1 : state.built_change_seq;
       const touched = touchedDays(db, afterSeq, full);
-      recordUnclassified(db, afterSeq, now.toISOString());
 
       const rebuiltFrom: Record<string, string> = {};
-      const ctx = { db, today, pointValue: settings.pointValue };
+      const ctx: BuildContext = { db, localDay, today, pointValue: settings.pointValue, unclassified: full ? [] : null };
       for (const model of MODELS) {
         const from = full ? BEFORE_ALL_DAYS : earliest([state.last_day ?? today, today, ...model.touchedBy.map((source) => touched[source])]);
         model.rebuildFrom(ctx, from);
         rebuiltFrom[model.name] = from;
       }
+      recordUnclassified(db, ctx.unclassified ?? newUnclassified(db, afterSeq), now.toISOString());
       const ms = Math.round(performance.now() - started);
       db.prepare(
         `INSERT INTO ledger_state (id, built_change_seq, time_zone, point_value, last_day, built_at, build_ms, rebuilt_from) VALUES (1, @seq, @timeZone, @pointValue, @today, @at, @ms, @from)
@@ -82,11 +85,15 @@ function earliest(days: ReadonlyArray<string | null>): string {
   return days.reduce<string>((min, day) => (day !== null && day < min ? day : min), '9999-12-31');
 }
 
-/** Transactions of a resource or activity state the ledger does not classify (counted as `other`) become schema drift. */
-function recordUnclassified(db: Db, afterSeq: number, at: string): void {
-  const rows = db
+/** The unclassified transactions among those changed since `afterSeq`, by the index of `_change_seq`. */
+function newUnclassified(db: Db, afterSeq: number): UnclassifiedCount[] {
+  return db
     .prepare(`SELECT resource, activity_state AS state, count(*) AS count FROM transactions WHERE _change_seq > ? AND ${UNCLASSIFIED_SQL} GROUP BY resource, activity_state`)
-    .all(afterSeq) as Array<{ resource: string | null; state: string | null; count: number }>;
+    .all(afterSeq) as UnclassifiedCount[];
+}
+
+/** Transactions of a resource or activity state the ledger does not classify (counted as `other`) become schema drift. */
+function recordUnclassified(db: Db, rows: readonly UnclassifiedCount[], at: string): void {
   const findings = new Map<string, DriftFinding>();
   for (const row of rows) {
     const unknownResource = !(CLASSIFIED_RESOURCES as readonly (string | null)[]).includes(row.resource);

@@ -66,6 +66,18 @@ describe('the model tables equal sums computed from the simulator\'s truth', () 
     });
   }
 
+  it(`after program.timeZone changes from UTC to ${newYork}, every table is rebuilt whole, for ${newYork}`, async () => {
+    sim = await startSimulator({ size: 'small', epoch: Date.UTC(2026, 2, 20, 12), seed: 6 });
+    const { db, path } = freshMirror();
+    await syncInto(sim, path, db, 'UTC');
+    expectTablesEqual(db, expectedTables(sim, 'UTC', todayIn('UTC')));
+    // Nothing new comes with this sync: only the zone changed, and every day of every table must follow it.
+    await syncInto(sim, path, db, newYork);
+    expect(db.prepare('SELECT time_zone, rebuilt_from FROM ledger_state').get()).toEqual({ time_zone: newYork, rebuilt_from: '0000-01-01' });
+    expectTablesEqual(db, expectedTables(sim, newYork, todayIn(newYork)));
+    db.close();
+  });
+
   it('after voids, a decline, approvals after 60 days and a late-visible transaction on an old day, the update equals a full build', async () => {
     sim = await startSimulator({ size: 'small', seed: 5 });
     const { db, path } = freshMirror();

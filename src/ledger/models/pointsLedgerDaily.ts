@@ -1,15 +1,8 @@
-import { APPROVAL, MOVEMENT_SQL, MOVEMENTS, type Movement } from '../classify.js';
+import { MOVEMENTS } from '../classify.js';
+import { readDayMovements } from '../dayMovements.js';
 import { ExactDecimal } from '../exactDecimal.js';
-import { createdAtLowerBound, daysBetween, transactionsScan } from '../localDay.js';
+import { daysBetween } from '../localDay.js';
 import { column, type ModelDefinition } from './types.js';
-
-interface DayMovements {
-  movements: Record<Movement, number>;
-  approvedChange: number;
-  pendingChange: number;
-  approvedFromPending: number;
-  transactions: number;
-}
 
 /** The whole program's points by day: balances at each day's start and end, and what moved them. */
 export const pointsLedgerDaily: ModelDefinition = {
@@ -33,29 +26,10 @@ export const pointsLedgerDaily: ModelDefinition = {
     column('customers', 'integer', 'customers with a transaction that day'),
     column('liability_end', 'decimal', 'approved_end × ledger.pointValue; null without a point value', true),
   ],
-  rebuildFrom({ db, today, pointValue }, from) {
-    const byDay = new Map<string, DayMovements>();
-    const rows = db
-      .prepare(
-        `SELECT local_day(created_at) AS day, ${MOVEMENT_SQL} AS movement,
-                coalesce(sum(points_approved), 0) AS approved, coalesce(sum(points_pending), 0) AS pending, count(*) AS transactions
-         FROM ${transactionsScan(from)} WHERE created_at >= ? AND _removed_at IS NULL
-         GROUP BY day, movement HAVING day >= ?`,
-      )
-      .all(createdAtLowerBound(from), from) as Array<{ day: string; movement: Movement | typeof APPROVAL; approved: number; pending: number; transactions: number }>;
-    for (const row of rows) {
-      let day = byDay.get(row.day);
-      if (day === undefined) {
-        day = { movements: { earned: 0, reversed: 0, redeemed: 0, reimbursed: 0, expired: 0, other: 0 }, approvedChange: 0, pendingChange: 0, approvedFromPending: 0, transactions: 0 };
-        byDay.set(row.day, day);
-      }
-      day.approvedChange += row.approved;
-      day.pendingChange += row.pending;
-      day.transactions += row.transactions;
-      if (row.movement === APPROVAL) day.approvedFromPending += row.approved;
-      // An approval's points add up to nothing; a pending decline or a void lands whole in its class.
-      else day.movements[row.movement] += row.approved + row.pending;
-    }
+  rebuildFrom({ db, localDay, today, pointValue, unclassified }, from) {
+    const read = readDayMovements(db, localDay, from);
+    unclassified?.push(...read.unclassified);
+    const byDay = read.byDay;
     const customers = new Map(
       (db.prepare('SELECT day, count(*) AS customers FROM customer_points_daily WHERE day >= ? GROUP BY day').all(from) as Array<{ day: string; customers: number }>).map(
         (row) => [row.day, row.customers],

@@ -1,4 +1,5 @@
 import type { Db } from '../../db/open.js';
+import type { UnclassifiedCount } from '../dayMovements.js';
 
 /**
  * A column's type for readers and exports: `date` is ISO `YYYY-MM-DD` text in the mirror; `decimal` is exact
@@ -18,10 +19,17 @@ export interface ModelColumn {
 /** What a rebuild needs besides the mirror: the days and settings of this build. */
 export interface BuildContext {
   db: Db;
+  /** The calendar day in program.timeZone of a timestamp: the function registered as `local_day`. */
+  localDay: (timestamp: string | null) => string | null;
   /** Today in program.timeZone: the last row of the daily tables. */
   today: string;
   /** ledger.pointValue; null: no liability amounts. */
   pointValue: string | null;
+  /**
+   * In a full build, where the model that reads every transaction adds the unclassified ones it met, for schema
+   * drift; null in an update, which finds them among the changed transactions alone.
+   */
+  unclassified: UnclassifiedCount[] | null;
 }
 
 /**
