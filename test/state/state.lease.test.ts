@@ -6,13 +6,13 @@ import { beginStateSession } from '../../src/state/session.js';
 import { runCli } from '../helpers/cli.js';
 import { startCli } from '../helpers/process.js';
 import { mirrorDiffAll, recordingLogger } from '../helpers/sync.js';
-import { STORE_KINDS, useStateStore } from './stateStore.js';
+import { STORE_KINDS, MODEST_PROGRAM, useStateStore } from './stateStore.js';
 
 /** The shortest lease; a run that is gone is let run out by moving the store's clock on, not by waiting. */
 const LEASE_SECONDS = 30;
 
 describe.each(STORE_KINDS)('the lease on the state in a %s', (kind) => {
-  const store = useStateStore({ seed: 28, size: 'small' }, kind);
+  const store = useStateStore({ seed: 28, size: MODEST_PROGRAM }, kind);
   const sim = () => store.sim();
 
   /** A run in a folder of its own on the state at `prefix`, with a short lease. */

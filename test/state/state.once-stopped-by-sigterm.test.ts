@@ -4,7 +4,7 @@ import { openDatabase } from '../../src/db/open.js';
 import { logRecords, runCli } from '../helpers/cli.js';
 import { startCli } from '../helpers/process.js';
 import { mirrorDiffAll } from '../helpers/sync.js';
-import { useStateStore } from './stateStore.js';
+import { MODEST_PROGRAM, useStateStore } from './stateStore.js';
 
 /**
  * A platform stops a scheduled job with SIGTERM (a cancelled execution, a timeout, a drained node), then
@@ -13,7 +13,7 @@ import { useStateStore } from './stateStore.js';
  * that the next run goes on from the pages committed instead of starting over.
  */
 describe('once stopped by SIGTERM, with state.url', () => {
-  const store = useStateStore({ seed: 33, size: 'small', faults: { latencyMs: 20 } });
+  const store = useStateStore({ seed: 33, size: MODEST_PROGRAM, faults: { latencyMs: 20 } });
 
   it('commits the page in flight, saves the state, exits 1 saying the sync was interrupted, and the next run goes on from there', async () => {
     const first = store.freshRun('stopped', { LOYALTY_API__PAGE_SIZE: '25', LOYALTY_RUNTIME__SHUTDOWN_DEADLINE_SECONDS: '10' });

@@ -9,6 +9,7 @@ import { tempDir } from '../helpers/tempDir.js';
 import { startConditionalPutProxy, type ConditionalPutProxy } from '../s3/conditionalPutProxy.js';
 import { startFaultProxy, type FaultProxy } from '../s3/faultProxy.js';
 import { awsEnv, listKeys, newBucket, putText, storeClient, swift } from '../s3/helpers.js';
+import { MODEST_PROGRAM } from './stateStore.js';
 
 /** A stateless job as a document gives it: the variables it sets literally and the arguments of loyalty-sync. */
 interface DocumentedJob {
@@ -52,9 +53,7 @@ describe('the stateless recipes, run twice, each run in a folder that does not e
   let bucket: string;
 
   beforeAll(async () => {
-    // Big enough that a whole read costs many pages and an incremental one few; small enough that seven jobs,
-    // each run twice, stay quick.
-    sim = await startSimulator({ seed: 31, size: { customers: 300, orders: 400, activities: 500, transactions: 600, reviews: 40, unsubscribes: 80 } });
+    sim = await startSimulator({ seed: 31, size: MODEST_PROGRAM });
     enforcing = await startConditionalPutProxy(swift().endpoint, client);
     let writes = 0;
     // Every seventh write is answered 503 SlowDown, every eleventh is applied and its answer lost.

@@ -4,10 +4,10 @@ import { describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/db/open.js';
 import { logRecords, runCli } from '../helpers/cli.js';
 import { mirrorDiffAll } from '../helpers/sync.js';
-import { STORE_KINDS, useStateStore } from './stateStore.js';
+import { STORE_KINDS, MODEST_PROGRAM, useStateStore } from './stateStore.js';
 
 describe.each(STORE_KINDS)('a job without a volume (state.url in a %s)', (kind) => {
-  const store = useStateStore({ seed: 27, size: 'small' }, kind);
+  const store = useStateStore({ seed: 27, size: MODEST_PROGRAM }, kind);
   const sim = () => store.sim();
 
   /** Each run in a folder of its own, as a job on a fresh container; small pages, so a whole read costs many requests and an incremental one few. */

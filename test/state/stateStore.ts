@@ -46,6 +46,12 @@ export interface StateStore {
 }
 
 /**
+ * A program of about 1,900 rows: with pages of 25, a whole read costs some 80 requests and an incremental one
+ * a fifth of that, and a run takes seconds, long enough to be caught holding the lease, short enough for many runs.
+ */
+export const MODEST_PROGRAM = { customers: 300, orders: 400, activities: 500, transactions: 600, reviews: 40, unsubscribes: 80 };
+
+/**
  * For one test file: a simulator and a store that enforces create-only writes, started before its
  * tests: a bucket on Swift behind the conditional-write proxy, or a folder on the local disk.
  */
