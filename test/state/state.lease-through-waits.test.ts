@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { describe, expect, it } from 'vitest';
+import { describe, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
 import { startCli } from '../helpers/process.js';
 import { startRetryAfterProxy } from '../helpers/retryAfterProxy.js';
@@ -14,7 +14,8 @@ const LEASE_SECONDS = 30;
  * longer than what is left of it. These wait the lease out for real: a live holder's own clock is what
  * is under test.
  */
-describe('the lease across long waits', () => {
+// The two tests wait on the real clock, on prefixes and customers of their own: run side by side.
+describe.concurrent('the lease across long waits', () => {
   const store = useStateStore({ seed: 33, size: 'tiny' });
   const sim = () => store.sim();
   const customers = () => (sim().truth('customers') as Array<{ merchant_id: string; blocked: boolean }>).filter((c) => !c.blocked);
@@ -22,7 +23,7 @@ describe('the lease across long waits', () => {
   const envFor = (prefix: string, settings: Record<string, string> = {}) =>
     store.freshRun(prefix, { LOYALTY_STATE__LEASE_SECONDS: String(LEASE_SECONDS), LOYALTY_API__REQUEST_TIMEOUT_MS: '10000', ...settings });
 
-  it("keeps renewing through a run's last save, however slow: a run started meanwhile skips, and the push's completion is saved", async () => {
+  it("keeps renewing through a run's last save, however slow: a run started meanwhile skips, and the push's completion is saved", async ({ expect }) => {
     const customer = customers()[0];
     const queued = await runCli(['queue', 'add-points', '--customer', customer.merchant_id, '--points', '21', '--reason', 'slow last save'], envFor('slow-save'));
     expect(queued.code, queued.stderr).toBe(0);
@@ -56,7 +57,7 @@ describe('the lease across long waits', () => {
     expect((JSON.parse(list.stdout) as Array<{ state: string }>).map((job) => job.state)).toEqual(['succeeded']);
   });
 
-  it('checks the lease again right before a write leaves, after a 429 wait longer than the lease had left: a run cut off from the store sends nothing', async () => {
+  it('checks the lease again right before a write leaves, after a 429 wait longer than the lease had left: a run cut off from the store sends nothing', async ({ expect }) => {
     const [first, second] = customers().slice(1, 3);
     for (const customer of [first, second]) {
       const queued = await runCli(['queue', 'add-points', '--customer', customer.merchant_id, '--points', '22', '--reason', 'after a wait'], envFor('gap'));
