@@ -14,7 +14,7 @@ import { changeTransactions, commitVersionsOnDisk, contiguous, countInitialChang
 
 const MIB = 1024 * 1024;
 const EXPORT = ['export', '--format', 'delta', '--table', 'transactions', '--table', 'activities'];
-/** Minutes: each export writes 600,000 rows on a shared machine. */
+/** Minutes: each export writes 300,000 rows on a shared machine. */
 const SLOW = 600_000;
 
 /**
@@ -30,7 +30,7 @@ describe('a Delta export on disk killed with SIGKILL', () => {
   let env: Record<string, string>;
 
   beforeAll(() => {
-    db = bigTransactionsMirror(join(dir, 'mirror.db'), 300_000);
+    db = bigTransactionsMirror(join(dir, 'mirror.db'), 150_000);
     // As many activities, so that exporting them takes as long as the transactions.
     db.prepare(
       `INSERT INTO activities (id, value, state, customer_id, created_at, raw, _synced_at, _change_seq)
@@ -65,7 +65,7 @@ describe('a Delta export on disk killed with SIGKILL', () => {
       expect(deltaRows(contents)).toEqual(liveMirrorRows(db, table));
       expect(commitVersionsOnDisk(root)).toEqual(contiguous(contents.state.version + 1));
     }
-    // One table by the engine (600,000 rows through it would take minutes more): it opens every version the
+    // One table by the engine (300,000 rows through it would take minutes more): it opens every version the
     // killed runs left, the one committed before a kill among them.
     expectEngineReadsMirror(db, 'transactions', transactions);
   }
@@ -81,7 +81,7 @@ describe('a Delta export on disk killed with SIGKILL', () => {
 
   it('killed just after the transactions commit, while the activities are exported: the transactions are at the new version', async () => {
     const previous = commitVersionsOnDisk(transactions).length - 1;
-    changeTransactions(db, 1, [7, 150_000, 299_000], 25);
+    changeTransactions(db, 1, [7, 75_000, 149_000], 25);
     const after = liveMirrorRows(db, 'transactions');
     await killedExport(() => existsSync(join(transactions, commitPath(previous + 1))));
 
