@@ -449,4 +449,12 @@ export default [
     replace: '      `DELETE FROM customer_points_daily WHERE 0 AND day >= ?\n',
     tests: ['test/ledger/ledger.unclassified-and-removed.test.ts'],
   },
+  {
+    id: 'delta-add-size-wrong',
+    promise: 'Each add action gives its data file\u2019s size in bytes, which engines use to find the Parquet footer.',
+    file: 'src/export/delta/dataFiles.ts',
+    find: '        size: bytes,',
+    replace: '        size: bytes + 1,',
+    tests: ['test/export/delta/delta.equals-mirror.test.ts'],
+  },
 ];

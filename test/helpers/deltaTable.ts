@@ -1,4 +1,4 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import type { TableState } from '../../src/export/delta/actions.js';
@@ -29,6 +29,11 @@ export async function readDeltaTable(source: string | DeltaStore, opts: { versio
   const files = [...state.files.values()];
   if (files.length === 0) return { state, rows: [] };
   const fileOf = new Map(files.map((file) => [join(root, decodeURIComponent(file.path)), file]));
+  // Engines trust add.size: the kernel reads a Parquet footer at size − 8 and fetches ranges by it.
+  for (const [path, file] of fileOf) {
+    const bytes = statSync(path).size;
+    if (file.size !== bytes) throw new Error(`${store.location}/${file.path}: the log's add.size says ${file.size} bytes, the file holds ${bytes}.`);
+  }
   const list = [...fileOf.keys()].map((path) => `'${path.replaceAll("'", "''")}'`).join(', ');
   const instance = await DuckDBInstance.create(':memory:');
   const connection = await instance.connect();
