@@ -457,4 +457,13 @@ export default [
     replace: '        size: bytes + 1,',
     tests: ['test/export/delta/delta.equals-mirror.test.ts'],
   },
+  {
+    id: 'state-created-without-program-never-bound',
+    promise: 'A state created by a run that asked no whoami is bound to the program of the first run that knows it, so another program\u2019s run writes nothing to it.',
+    file: 'src/state/session.ts',
+    find: '          else if (this.record.program === null && this.api !== null && this.api.programId !== null) await this.bindToProgram(this.record, this.api);',
+    replace: '',
+    tests: ['test/state/state.lease-fencing.test.ts'],
+    testName: 'binds a state created without a program',
+  },
 ];

@@ -14,7 +14,7 @@ import { mirrorHoldsState, readCopyFolder } from './readCopy.js';
 import { retentionMs, sweepState, tempFileAgeMs } from './retention.js';
 import { prepareSave } from './saveState.js';
 import { setAsideMirror } from './setAsideMirror.js';
-import { bindingRefusal, createStateRecord, readStateRecord, type ProgramIdentity, type StateRecord } from './stateRecord.js';
+import { bindingRefusal, bindState, boundProgram, createStateRecord, readStateRecord, type ProgramIdentity, type StateRecord } from './stateRecord.js';
 import { LogNotFoundError, StateLog } from './stateLog.js';
 import { openStateStore } from './store/openStateStore.js';
 import type { StateClock, StateStore } from './store/stateStore.js';
@@ -74,7 +74,9 @@ export async function beginStateSession(options: StateSessionOptions, facts?: St
   let record: StateRecord | null = null;
   const store = await openStateStore(config, logger, async (opened) => {
     // The one read before the probe's writes: a state of another program is refused having written nothing.
-    record = await readStateRecord(opened);
+    const found = await readStateRecord(opened);
+    // A record that names no program may have been bound since, by binding.json.
+    record = found === null ? null : { ...found, program: await boundProgram(opened, found) };
     const refusal = record === null ? null : bindingRefusal(record, api, opened.url);
     if (refusal !== null) throw new StateError(refusal);
   });
@@ -193,6 +195,7 @@ export class StateSession {
           this.startRenewing();
           this.options.logger.info({ state: this.place.url, entry: result.entry.seq, leaseUntil: result.entry.leaseUntil }, 'took the lease on the state');
           if (this.record === null) await this.recordOlderState();
+          else if (this.record.program === null && this.api !== null && this.api.programId !== null) await this.bindToProgram(this.record, this.api);
           return null;
         }
         continue;
@@ -236,6 +239,18 @@ export class StateSession {
     const made = await createStateRecord(this.objects, record);
     if (made.created) this.record = record;
     else this.adopt(made.found);
+  }
+
+  /** The first lease holder that knows its program binds a state created without one; a run of another program that bound it first stops here. */
+  private async bindToProgram(record: StateRecord, api: ProgramIdentity): Promise<void> {
+    const bound = await bindState(this.objects, record, api);
+    const refusal = bindingRefusal({ ...record, program: bound }, api, this.place.url);
+    if (refusal !== null) {
+      await this.release().catch(() => undefined);
+      throw new StateError(refusal);
+    }
+    this.record = { ...record, program: bound };
+    this.options.logger.info({ state: this.place.url, program: bound }, `bound the state at ${this.place.url}, created without a program, to program ${bound.programId} (account ${bound.accountId}) of the API at ${bound.baseUrl}`);
   }
 
   private adopt(found: StateRecord): void {

@@ -66,3 +66,37 @@ export function bindingRefusal(record: StateRecord, api: ProgramIdentity | null,
   if (bound.programId === api.programId && bound.accountId === api.accountId) return null;
   return `The state at ${stateUrl} mirrors program ${bound.programId} (account ${bound.accountId}) of the API at ${bound.baseUrl}, but the API at ${api.baseUrl} serves program ${api.programId} (account ${api.accountId}); this run writes nothing to it, so give this program a state.url of its own.`;
 }
+
+/**
+ * `state/binding.json`: the program of a state whose record names none (its creator could not ask whoami: no
+ * key, an API that did not answer, or `queue`/`export`, which never ask). The first lease holder that knows its
+ * program writes it, create-only, and from then on it binds the state as the record would have.
+ */
+export const BINDING_PATH = 'state/binding.json';
+const BINDING_FORMAT = 'loyalty-sync-binding';
+
+/** The program a state is bound to: its record's, else its binding's; null while neither names one. */
+export async function boundProgram(objects: StateStore, record: StateRecord): Promise<ProgramIdentity | null> {
+  if (record.program !== null) return record.program;
+  const text = await objects.readText(BINDING_PATH);
+  if (text === null) return null;
+  let value: { format?: unknown; program?: Partial<ProgramIdentity> | null };
+  try {
+    value = JSON.parse(text) as typeof value;
+  } catch {
+    value = {};
+  }
+  const program = value.program;
+  if (value.format !== BINDING_FORMAT || program === null || typeof program !== 'object' || typeof program.programId !== 'number' || typeof program.baseUrl !== 'string') {
+    throw new StateError(`The object ${objects.where(BINDING_PATH)} in ${objects.label} is not a loyalty-sync state binding; the prefix is used by something else.`);
+  }
+  return { programId: program.programId, accountId: typeof program.accountId === 'number' ? program.accountId : null, baseUrl: program.baseUrl };
+}
+
+/** Binds a state whose record names no program to `program`, create-only: returns the program it is bound to now (another run's, if it bound first). */
+export async function bindState(objects: StateStore, record: StateRecord, program: ProgramIdentity): Promise<ProgramIdentity> {
+  const outcome = await objects.putCreateOnly(BINDING_PATH, Buffer.from(`${JSON.stringify({ format: BINDING_FORMAT, program }, null, 1)}\n`), 'application/json');
+  const bound = outcome === 'created' ? program : await boundProgram(objects, record);
+  if (bound === null) throw new StateError(`The store behind ${objects.label} did not create ${objects.where(BINDING_PATH)} create-only; state.url needs a store that honours it.`);
+  return bound;
+}

@@ -10,7 +10,7 @@ import { runCli } from '../helpers/cli.js';
 import { startCli } from '../helpers/process.js';
 import { recordingLogger } from '../helpers/sync.js';
 import { startFaultProxy, type FaultProxy } from '../s3/faultProxy.js';
-import { awsEnv, listKeys } from '../s3/helpers.js';
+import { awsEnv, getBytes, listKeys } from '../s3/helpers.js';
 import { useStateStore } from './stateStore.js';
 
 const LEASE_SECONDS = 30;
@@ -52,6 +52,28 @@ describe('the lease on the state, against lagging listings, pruned logs, wrong c
     leaseUntil: new Date(leaseUntilMs).toISOString(),
     writtenAt: new Date().toISOString(),
     manifest: null,
+  });
+
+  it('binds a state created without a program (by queue, which asks no whoami) to the first run that knows its program, and refuses another program after', async () => {
+    const customer = (store.sim().truth('customers') as Array<{ merchant_id: string; blocked: boolean }>).find((c) => !c.blocked)!;
+    const queued = await runCli(['queue', 'add-points', '--customer', customer.merchant_id, '--points', '5', '--reason', 'before any sync'], envFor('unbound'));
+    expect(queued.code, queued.stderr).toBe(0);
+    const record = JSON.parse((await getBytes(store.client, store.bucket(), 'unbound/state/state.json')).toString('utf8')) as { program: unknown };
+    expect(record.program).toBeNull();
+
+    const bound = await runCli(['sync'], { env: { ...envFor('unbound').env, LOG_LEVEL: 'info' } });
+    expect(bound.code, bound.stderr).toBe(0);
+    expect(bound.stderr).toMatch(/"msg":"bound the state at s3:\/\/\S+\/unbound, created without a program, to program 4242 \(account 1717\) of the API at http:\/\/127\.0\.0\.1:\d+"/);
+
+    const seen = await startFaultProxy(store.endpoint());
+    try {
+      const refused = await runCli(['sync'], envFor('unbound', { ...awsEnv(seen.endpoint), LOYALTY_BASE_URL: otherProgram.url, LOYALTY_API_KEY: otherProgram.keys.full }));
+      expect(refused.code).toBe(1);
+      expect(refused.stderr.trim()).toMatch(/^loyalty-sync: The state at s3:\/\/\S+\/unbound mirrors program 4242 \(account 1717\) of the API at http:\/\/127\.0\.0\.1:\d+, but the API at http:\/\/127\.0\.0\.1:\d+ serves program 9999 /);
+      expect(seen.writes).toEqual([]);
+    } finally {
+      await seen.close();
+    }
   });
 
   it('announces a new state, and refuses a run against another program in one sentence, having read only the state record', async () => {
