@@ -411,8 +411,8 @@ export default [
     id: 'inbox-object-warned-every-run',
     promise: 'An inbox object that is no inbox file is warned about once, not on every run, and again only once replaced.',
     file: 'src/state/inbox/refusedObjects.ts',
-    find: '    return record === undefined || record.listedSize',
-    replace: '    return true || record === undefined || record.listedSize',
+    find: '  const known = new Map(recordsOf(db).map((record) => [record.path, record]));',
+    replace: '  const known = new Map(recordsOf(db).filter(() => false).map((record) => [record.path, record]));',
     tests: ['test/state/state.inbox-refused-object-warned-once.test.ts'],
   },
   {
