@@ -115,7 +115,8 @@ function digits(text: string, start: number, count: number): number {
   return value;
 }
 
-function daysInMonth(year: number, month: number): number {
+/** Days in a month of the proleptic Gregorian calendar. */
+export function daysInMonth(year: number, month: number): number {
   if (month === 2) return year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0) ? 29 : 28;
   return month === 4 || month === 6 || month === 9 || month === 11 ? 30 : 31;
 }

@@ -37,10 +37,12 @@ export function readDayMovements(db: Db, localDay: (timestamp: string | null) =>
     if (tally === undefined) states.set(state, { resource, state, count: 1 });
     else tally.count += 1;
   };
-  const step = (rows: number, createdAt: string | null, movement: Movement | typeof APPROVAL, kept: number, isUnclassified: number, resource: string | null, state: string | null, approved: number, pending: number): number => {
+  // A full build hands each row's created_at, read here with no call into SQLite; an update, its day, so that the
+  // rows of the days before `from` its index range also covers are left out before any call into JavaScript.
+  const step = (rows: number, timestampOrDay: string | null, movement: Movement | typeof APPROVAL, kept: number, isUnclassified: number, resource: string | null, state: string | null, approved: number, pending: number): number => {
     if (full && isUnclassified === 1) tallyUnclassified(resource, state);
     if (kept === 0) return rows;
-    const dayOf = localDay(createdAt);
+    const dayOf = full ? localDay(timestampOrDay) : timestampOrDay;
     if (dayOf === null || dayOf < from) return rows;
     let day = byDay.get(dayOf);
     if (day === undefined) {
@@ -57,13 +59,20 @@ export function readDayMovements(db: Db, localDay: (timestamp: string | null) =>
   };
   // The typings know aggregates of one argument only; better-sqlite3 takes the arguments from step's length.
   db.aggregate('ledger_day_movements', { start: 0, step: step as unknown as (rows: number, next: number) => number });
-  // Only a full build reads the removed and dateless rows (for the drift count); their points count nowhere.
-  db.prepare(
-    `SELECT ledger_day_movements(created_at, ${MOVEMENT_SQL}, _removed_at IS NULL, ${UNCLASSIFIED_SQL}, resource, activity_state,
-              coalesce(points_approved, 0), coalesce(points_pending, 0))
-     FROM ${transactionsScan(from)} ${full ? '' : 'WHERE created_at >= ? AND _removed_at IS NULL'}`,
-  )
-    .pluck()
-    .get(...(full ? [] : [createdAtLowerBound(from)]));
+  // Only a full build reads the removed and dateless rows (for the drift count); their points count nowhere. An
+  // update computes the day in a subquery of its own (LIMIT -1 keeps SQLite from merging it), so once a row.
+  const read = full
+    ? db.prepare(
+        `SELECT ledger_day_movements(created_at, ${MOVEMENT_SQL}, _removed_at IS NULL, ${UNCLASSIFIED_SQL}, resource, activity_state,
+                  coalesce(points_approved, 0), coalesce(points_pending, 0))
+         FROM ${transactionsScan(from)}`,
+      )
+    : db.prepare(
+        `SELECT ledger_day_movements(day, movement, 1, 0, NULL, NULL, approved, pending)
+         FROM (SELECT local_day(created_at) AS day, ${MOVEMENT_SQL} AS movement, coalesce(points_approved, 0) AS approved, coalesce(points_pending, 0) AS pending
+               FROM ${transactionsScan(from)} WHERE created_at >= ? AND _removed_at IS NULL LIMIT -1)
+         WHERE day >= ?`,
+      );
+  read.pluck().get(...(full ? [] : [createdAtLowerBound(from, localDay), from]));
   return { byDay, unclassified: [...unclassified.values()].flatMap((states) => [...states.values()]) };
 }

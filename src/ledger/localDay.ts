@@ -1,29 +1,69 @@
-import { isoToMicros, microsToMillis } from '../isoTimestamp.js';
+import { daysInMonth, isoToMicros, microsToMillis } from '../isoTimestamp.js';
 
 /** Every offset of a present-day time zone is a whole number of quarter hours, so a day never starts inside one. */
 const QUARTER_HOUR_MS = 15 * 60 * 1000;
 const DAY_MS = 24 * 60 * 60 * 1000;
+/** In the cache: a quarter hour in which a day starts (offsets of the past, such as Kiritimati's −10:40 until 1979). */
+const DAY_STARTS_WITHIN = '';
 
 /**
  * The calendar day (`YYYY-MM-DD`) in `timeZone` of an ISO 8601 timestamp, or null when the text is none.
- * Intl is slow next to a million rows, so the day is computed once per quarter hour of UTC and cached:
- * within a quarter hour the local date cannot change, DST switches included.
+ * Intl is slow next to a million rows, so the day is computed once per quarter hour of UTC and cached: within a
+ * quarter hour the local date of a present-day zone cannot change, DST switches included. A quarter hour whose
+ * first and last instants fall on different days is marked, and its timestamps get the day of their own instant.
  */
 export function createLocalDay(timeZone: string): (timestamp: string | null) => string | null {
   const cache = new Map<number, string>();
   const dayOfInstant = dayFormatter(timeZone);
   return (timestamp) => {
     if (timestamp === null) return null;
-    const micros = isoToMicros(timestamp);
-    if (micros === null) return null;
-    const quarter = Math.floor(microsToMillis(micros) / QUARTER_HOUR_MS);
+    let quarter = apiFormQuarter(timestamp);
+    let ms: number | null = null;
+    if (quarter === null) {
+      const micros = isoToMicros(timestamp);
+      if (micros === null) return null;
+      ms = microsToMillis(micros);
+      quarter = Math.floor(ms / QUARTER_HOUR_MS);
+    }
     let day = cache.get(quarter);
     if (day === undefined) {
-      day = dayOfInstant(quarter * QUARTER_HOUR_MS);
+      const first = dayOfInstant(quarter * QUARTER_HOUR_MS);
+      day = first === dayOfInstant((quarter + 1) * QUARTER_HOUR_MS - 1) ? first : DAY_STARTS_WITHIN;
       cache.set(quarter, day);
     }
-    return day;
+    if (day !== DAY_STARTS_WITHIN) return day;
+    // apiFormQuarter accepted only what isoToMicros reads.
+    return dayOfInstant(ms ?? microsToMillis(isoToMicros(timestamp) as bigint));
   };
+}
+
+/** The shape of the API's own timestamps, `YYYY-MM-DDTHH:MM:SS.sssZ` (JavaScript's toISOString): where each digit is. */
+const API_FORM_DIGITS = [0, 1, 2, 3, 5, 6, 8, 9, 11, 12, 14, 15, 17, 18, 20, 21, 22];
+const API_FORM_MARKS: ReadonlyArray<readonly [number, number]> = (
+  [[4, '-'], [7, '-'], [10, 'T'], [13, ':'], [16, ':'], [19, '.'], [23, 'Z']] as const
+).map(([at, mark]) => [at, mark.charCodeAt(0)] as const);
+
+/**
+ * The quarter hour since 1970 of a timestamp in the API's own form, or null for any other text (isoToMicros then
+ * reads it, the same way). The ledger computes a day for every transaction of a build, and isoToMicros's exact
+ * microseconds (a bigint) cost twice as much as this; a quarter hour needs no seconds.
+ */
+function apiFormQuarter(text: string): number | null {
+  if (text.length !== 24) return null;
+  for (const at of API_FORM_DIGITS) {
+    const code = text.charCodeAt(at);
+    if (code < 48 || code > 57) return null;
+  }
+  for (const [at, mark] of API_FORM_MARKS) if (text.charCodeAt(at) !== mark) return null;
+  const number = (at: number): number => (text.charCodeAt(at) - 48) * 10 + (text.charCodeAt(at + 1) - 48);
+  const year = number(0) * 100 + number(2);
+  const month = number(5);
+  const day = number(8);
+  const hour = number(11);
+  const minute = number(14);
+  // Years before 1970 (Date.UTC reads 0-99 as 1900s) and any field out of range are left to isoToMicros.
+  if (year < 1970 || month < 1 || month > 12 || day < 1 || day > daysInMonth(year, month) || hour > 23 || minute > 59 || number(17) > 59) return null;
+  return Math.floor(Date.UTC(year, month - 1, day, hour, minute) / QUARTER_HOUR_MS);
 }
 
 /** `YYYY-MM-DD` of the instant `ms` in `timeZone`. */
@@ -56,12 +96,17 @@ export function isCalendarDay(text: string): boolean {
 export const BEFORE_ALL_DAYS = '0000-01-01';
 
 /**
- * Text no smaller than any ISO timestamp whose day (in any zone) is `from` or later, to narrow a scan by the
- * `created_at` index before the exact day is computed: a written offset moves the date in the text by less than
- * a day from UTC, and the zone's day by less than another.
+ * Text no smaller than any ISO timestamp whose day, by `localDay` (the zone's), is `from` or later: a scan by the
+ * `created_at` index reads from it before the exact day is computed. Such a timestamp's instant is no earlier than
+ * the zone's midnight starting `from`, and its text, written with any offset, shows a date at most a day before
+ * that instant's UTC date. The midnight falls on `from`'s own UTC date at or west of UTC, on the day before east
+ * of it; so the text is from the day before `from`, or two days before east of UTC.
  */
-export function createdAtLowerBound(from: string): string {
-  return from <= '0001-01-03' ? '' : addDays(from, -2);
+export function createdAtLowerBound(from: string, localDay: (timestamp: string | null) => string | null): string {
+  if (from <= '0001-01-03') return '';
+  const lastMomentBefore = new Date(Date.parse(`${from}T00:00:00Z`) - 1).toISOString();
+  const midnightOnItsUtcDate = (localDay(lastMomentBefore) ?? from) < from;
+  return addDays(from, midnightOnItsUtcDate ? -1 : -2);
 }
 
 /**

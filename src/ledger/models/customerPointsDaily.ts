@@ -1,3 +1,4 @@
+import type { Db } from '../../db/open.js';
 import { BEFORE_ALL_DAYS, createdAtLowerBound, transactionsScan } from '../localDay.js';
 import { column, type ModelDefinition } from './types.js';
 
@@ -15,11 +16,19 @@ export const customerPointsDaily: ModelDefinition = {
     column('pending_end', 'integer', "the customer's pending points at the end of the day: all their points_pending up to then"),
     column('transactions', 'integer', "the customer's transactions that day"),
   ],
-  rebuildFrom({ db }, from) {
+  rebuildFrom({ db, localDay }, from) {
     if (from === BEFORE_ALL_DAYS) {
-      // Running sums per customer start from zero; the rows go in key order, the order of the grouping.
+      // Every row is written, in key order: they append to the table and its key. The day index, in another order,
+      // would take each at random (a third of the build), so it is built again from the finished rows instead.
       db.prepare('DELETE FROM customer_points_daily').run();
-      db.prepare(`INSERT INTO customer_points_daily (${COLUMNS}) ${rowsFrom(from, { approved: '0', pending: '0', join: '' })}`).run({ from, bound: createdAtLowerBound(from) });
+      db.prepare('DROP INDEX IF EXISTS customer_points_daily_day').run();
+      registerRunningBalances(db);
+      db.prepare(
+        `INSERT INTO customer_points_daily (${COLUMNS})
+         SELECT customer_id, day, approved, pending, ledger_approved_end(customer_id, day, approved), ledger_pending_end(customer_id, pending), transactions
+         FROM (${groupsFrom(from)})`,
+      ).run({ from, bound: createdAtLowerBound(from, localDay) });
+      db.prepare(DAY_INDEX).run();
       return;
     }
     // An update rewrites only the rows that changed. Its days' rows are spread over the whole table (kept in
@@ -29,14 +38,7 @@ export const customerPointsDaily: ModelDefinition = {
          pending_change INTEGER NOT NULL, approved_end INTEGER NOT NULL, pending_end INTEGER NOT NULL, transactions INTEGER NOT NULL, PRIMARY KEY (customer_id, day))`,
     ).run();
     db.prepare('DELETE FROM temp.ledger_customer_days').run();
-    // Running sums per customer start from the customer's last row before `from`, which this rebuild keeps.
-    const base = {
-      approved: 'coalesce(b.approved_end, 0)',
-      pending: 'coalesce(b.pending_end, 0)',
-      join: `LEFT JOIN customer_points_daily AS b ON b.customer_id = g.customer_id
-               AND b.day = (SELECT max(day) FROM customer_points_daily WHERE customer_id = g.customer_id AND day < @from)`,
-    };
-    db.prepare(`INSERT INTO temp.ledger_customer_days (${COLUMNS}) ${rowsFrom(from, base)}`).run({ from, bound: createdAtLowerBound(from) });
+    db.prepare(`INSERT INTO temp.ledger_customer_days (${COLUMNS}) ${rowsFrom(from)}`).run({ from, bound: createdAtLowerBound(from, localDay) });
     db.prepare(
       `DELETE FROM customer_points_daily WHERE day >= ?
          AND NOT EXISTS (SELECT 1 FROM temp.ledger_customer_days AS n WHERE n.customer_id = customer_points_daily.customer_id AND n.day = customer_points_daily.day)`,
@@ -54,22 +56,65 @@ export const customerPointsDaily: ModelDefinition = {
 
 const COLUMNS = 'customer_id, day, approved_change, pending_change, approved_end, pending_end, transactions';
 
+/** As migration 012 created it. */
+const DAY_INDEX = 'CREATE INDEX customer_points_daily_day ON customer_points_daily (day)';
+
 /**
- * The rows of `from` and later, each customer's running sums added to `base` (their balances before `from`). The
- * groups' ORDER BY is the grouping's own order: with it SQLite sees the window's order is met and sorts no second
- * time. An update keeps the groups of `from` on by a WHERE over them made apart (MATERIALIZED): as a HAVING, or
- * pushed into one, SQLite would compute local_day twice for every row read.
+ * A full build's groups, each customer's sums by day, in key order. The day is computed in a subquery of its own
+ * (LIMIT -1 keeps SQLite from merging it into the grouping), so local_day runs once a row.
  */
-function rowsFrom(from: string, base: { approved: string; pending: string; join: string }): string {
-  const groups = `SELECT customer_id, local_day(created_at) AS day, coalesce(sum(points_approved), 0) AS approved, coalesce(sum(points_pending), 0) AS pending, count(*) AS transactions
-           FROM ${transactionsScan(from)}
-           WHERE created_at >= @bound AND _removed_at IS NULL AND customer_id IS NOT NULL
-           GROUP BY customer_id, day ORDER BY customer_id, day`;
-  const full = from === BEFORE_ALL_DAYS;
-  return `WITH g AS ${full ? '' : 'MATERIALIZED '}(${groups})
-     SELECT g.customer_id, g.day, g.approved, g.pending, ${base.approved} + sum(g.approved) OVER running, ${base.pending} + sum(g.pending) OVER running, g.transactions
-     FROM g ${base.join}
-     ${full ? '' : 'WHERE g.day >= @from'}
-     WINDOW running AS (PARTITION BY g.customer_id ORDER BY g.day ROWS UNBOUNDED PRECEDING)
-     ORDER BY g.customer_id, g.day`;
+function groupsFrom(from: string): string {
+  return `SELECT customer_id, day, sum(approved) AS approved, sum(pending) AS pending, count(*) AS transactions
+    FROM (SELECT local_day(created_at) AS day, customer_id, coalesce(points_approved, 0) AS approved, coalesce(points_pending, 0) AS pending
+          FROM ${transactionsScan(from)}
+          WHERE created_at >= @bound AND _removed_at IS NULL AND customer_id IS NOT NULL LIMIT -1)
+    WHERE day >= @from
+    GROUP BY customer_id, day ORDER BY customer_id, day`;
+}
+
+/**
+ * Registers the running balances a full build's insert computes as the groups come, customer by customer in day
+ * order: a window function over them costs more than the grouping itself (SQLite buffers each partition). Only
+ * the current customer is kept. A group out of that order would give wrong balances, so it stops the build.
+ */
+function registerRunningBalances(db: Db): void {
+  const approved = { customer: Number.NaN, day: '', end: 0 };
+  const pending = { customer: Number.NaN, end: 0 };
+  db.function('ledger_approved_end', { deterministic: false, directOnly: true }, (customer: number, day: string, change: number) => {
+    if (customer !== approved.customer) {
+      if (customer < approved.customer) throw new Error(`customer_points_daily: customer ${customer} came after customer ${approved.customer}; the build expects customer order`);
+      Object.assign(approved, { customer, day: '', end: 0 });
+    } else if (day <= approved.day) {
+      throw new Error(`customer_points_daily: customer ${customer}'s day ${day} came after ${approved.day}; the build expects day order`);
+    }
+    approved.day = day;
+    return (approved.end += change);
+  });
+  db.function('ledger_pending_end', { deterministic: false, directOnly: true }, (customer: number, change: number) => {
+    if (customer !== pending.customer) Object.assign(pending, { customer, end: 0 });
+    return (pending.end += change);
+  });
+}
+
+/**
+ * An update's rows of `from` and later: each customer's running sums added to their balances before `from`, those of
+ * their last row before it, which this rebuild keeps (looked up once a customer, not once a day). The day is
+ * computed in a subquery of its own (LIMIT -1 keeps SQLite from merging it into the grouping), so local_day runs
+ * once a row, and the days before `from` that the index range also covers are dropped before grouping.
+ */
+function rowsFrom(from: string): string {
+  return `WITH g AS MATERIALIZED (
+       SELECT customer_id, day, sum(approved) AS approved, sum(pending) AS pending, count(*) AS transactions
+       FROM (SELECT local_day(created_at) AS day, customer_id, coalesce(points_approved, 0) AS approved, coalesce(points_pending, 0) AS pending
+             FROM ${transactionsScan(from)}
+             WHERE created_at >= @bound AND _removed_at IS NULL AND customer_id IS NOT NULL LIMIT -1)
+       WHERE day >= @from
+       GROUP BY customer_id, day),
+     base AS MATERIALIZED (
+       SELECT c.customer_id, (SELECT rowid FROM customer_points_daily WHERE customer_id = c.customer_id AND day < @from ORDER BY day DESC LIMIT 1) AS last
+       FROM (SELECT DISTINCT customer_id FROM g) AS c)
+     SELECT g.customer_id, g.day, g.approved, g.pending, coalesce(b.approved_end, 0) + sum(g.approved) OVER running,
+       coalesce(b.pending_end, 0) + sum(g.pending) OVER running, g.transactions
+     FROM g JOIN base ON base.customer_id = g.customer_id LEFT JOIN customer_points_daily AS b ON b.rowid = base.last
+     WINDOW running AS (PARTITION BY g.customer_id ORDER BY g.day ROWS UNBOUNDED PRECEDING)`;
 }

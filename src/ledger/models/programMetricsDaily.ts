@@ -38,7 +38,7 @@ export const programMetricsDaily: ModelDefinition = {
     column('repeat_rate_others_90d', 'real', 'the same for customers who were not members on the day; null when none', true),
     column('customers_by_tier', 'json', 'on today\'s row only (the API keeps no tier history): customers per tier name, as a JSON object; null on other days', true),
   ],
-  rebuildFrom({ db, today }, from) {
+  rebuildFrom({ db, localDay, today }, from) {
     db.prepare('DELETE FROM program_metrics_daily WHERE day >= ?').run(from);
     const days = (db.prepare('SELECT day, earned, redeemed FROM points_ledger_daily WHERE day >= ? ORDER BY day').all(addDays(from, 1 - ACTIVITY_WINDOW_DAYS)) as Array<{
       day: string;
@@ -52,7 +52,7 @@ export const programMetricsDaily: ModelDefinition = {
 
     const members = memberCounts(db, days.map((row) => row.day));
     const active = windowCounts(days.length, index, activeMemberDays(db, days[0].day), ACTIVITY_WINDOW_DAYS);
-    const sales = orderFigures(db, days.map((row) => row.day), index);
+    const sales = orderFigures(db, days.map((row) => row.day), index, localDay);
     const tiers = JSON.stringify(
       Object.fromEntries(
         (db.prepare("SELECT coalesce(tier_name, '') AS tier, count(*) AS customers FROM customers WHERE _removed_at IS NULL GROUP BY tier ORDER BY tier").all() as Array<{ tier: string; customers: number }>).map(
@@ -125,10 +125,17 @@ function memberCounts(db: Db, days: readonly string[]): { total: number[]; added
   return { total, added };
 }
 
-/** Each member's days with a movement from `first` on, customer by customer, in day order. */
+/**
+ * Each member's days with a movement from `first` on, customer by customer, in day order. Read member by member
+ * (CROSS JOIN keeps that order), each by the table's key from `first`: the other way round, an update would walk the
+ * whole key of customer_points_daily to find the few days it rebuilds.
+ */
 function* activeMemberDays(db: Db, first: string): Generator<[customer: number, day: string]> {
   const rows = db
-    .prepare('SELECT c.customer_id, c.day FROM customer_points_daily AS c JOIN ledger_members AS m ON m.customer_id = c.customer_id WHERE c.day >= ? ORDER BY c.customer_id, c.day')
+    .prepare(
+      `SELECT m.customer_id, c.day FROM ledger_members AS m CROSS JOIN customer_points_daily AS c ON c.customer_id = m.customer_id AND c.day >= ?
+       ORDER BY m.customer_id, c.day`,
+    )
     .raw()
     .iterate(first) as IterableIterator<[number, string]>;
   yield* rows;
@@ -171,7 +178,7 @@ interface DaySales {
 }
 
 /** Orders, revenue and repeat purchases per day, from the orders made in the window before the first row and after. */
-function orderFigures(db: Db, days: readonly string[], index: ReadonlyMap<string, number>) {
+function orderFigures(db: Db, days: readonly string[], index: ReadonlyMap<string, number>, localDay: (timestamp: string | null) => string | null) {
   const sales: DaySales[] = days.map(() => ({ orders: 0, revenue: ExactDecimal.ZERO, memberOrders: 0, memberRevenue: ExactDecimal.ZERO }));
   const repeatFrom = addDays(days[0], 1 - REPEAT_WINDOW_DAYS);
   // Orders by customer and day; members and others apart, since one customer is each on different days.
@@ -183,7 +190,7 @@ function orderFigures(db: Db, days: readonly string[], index: ReadonlyMap<string
        FROM orders AS o LEFT JOIN ledger_members AS m ON m.customer_id = o.customer_id
        WHERE o.created_at >= ? AND o._removed_at IS NULL`,
     )
-    .iterate(createdAtLowerBound(repeatFrom)) as IterableIterator<OrderRow>;
+    .iterate(createdAtLowerBound(repeatFrom, localDay)) as IterableIterator<OrderRow>;
   const firstDay = days[0];
   for (const row of rows) {
     if (row.day === null || row.day < repeatFrom) continue;
