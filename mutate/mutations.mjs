@@ -474,6 +474,14 @@ export default [
     tests: ['test/ledger/ledger.tables-match-truth.test.ts'],
   },
   {
+    id: 'ledger-dateless-transaction-breaks-build',
+    promise: 'A transaction whose created_at is no timestamp is in no table of the ledger, and the build goes on.',
+    file: 'src/ledger/models/customerPointsDaily.ts',
+    find: '  WHERE day IS NOT NULL\n',
+    replace: '  WHERE true\n',
+    tests: ['test/ledger/ledger.unclassified-and-removed.test.ts'],
+  },
+  {
     id: 'delta-add-size-wrong',
     promise: 'Each add action gives its data file\u2019s size in bytes, which engines use to find the Parquet footer.',
     file: 'src/export/delta/dataFiles.ts',

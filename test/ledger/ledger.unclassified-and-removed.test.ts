@@ -52,6 +52,33 @@ describe('transactions the ledger does not classify, or no longer counts', () =>
     db.close();
   });
 
+  it('leave out a transaction whose created_at is no timestamp: it has no day, in a full build and in an update', () => {
+    const { db } = freshMirror();
+    storeTransaction(db, { id: 1, resource: 'activity', state: 'approved', approved: 100, createdAt: '2026-03-01T10:00:00Z' });
+    storeTransaction(db, { id: 2, resource: 'activity', state: 'approved', approved: 30, createdAt: 'yesterday' });
+    expect(updateLedger(db, SETTINGS, new Date('2026-03-02T12:00:00Z')).full).toBe(true);
+    const customerDays = (): unknown[] => db.prepare('SELECT customer_id, day, approved_end, transactions FROM customer_points_daily ORDER BY day').all();
+    const days = (): unknown[] => db.prepare('SELECT day, approved_end, transactions FROM points_ledger_daily ORDER BY day').all();
+    expect(customerDays()).toEqual([{ customer_id: 7, day: '2026-03-01', approved_end: 100, transactions: 1 }]);
+    expect(days()).toEqual([
+      { day: '2026-03-01', approved_end: 100, transactions: 1 },
+      { day: '2026-03-02', approved_end: 100, transactions: 0 },
+    ]);
+
+    storeTransaction(db, { id: 3, resource: 'activity', state: 'approved', approved: 5, createdAt: '2026-03-02T09:00:00Z' });
+    storeTransaction(db, { id: 4, resource: 'activity', state: 'approved', approved: 7, createdAt: '2026-02-30T09:00:00Z' });
+    expect(updateLedger(db, SETTINGS, new Date('2026-03-02T12:00:00Z')).full).toBe(false);
+    expect(customerDays()).toEqual([
+      { customer_id: 7, day: '2026-03-01', approved_end: 100, transactions: 1 },
+      { customer_id: 7, day: '2026-03-02', approved_end: 105, transactions: 1 },
+    ]);
+    expect(days()).toEqual([
+      { day: '2026-03-01', approved_end: 100, transactions: 1 },
+      { day: '2026-03-02', approved_end: 105, transactions: 1 },
+    ]);
+    db.close();
+  });
+
   it('a transaction removed after the build takes its customer-day out of customer_points_daily, and moves the days after it', () => {
     const { db } = freshMirror();
     storeTransaction(db, { id: 1, resource: 'activity', state: 'approved', approved: 100, createdAt: '2026-03-01T10:00:00Z' });
