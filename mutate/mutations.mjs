@@ -482,6 +482,14 @@ export default [
     tests: ['test/ledger/ledger.unclassified-and-removed.test.ts'],
   },
   {
+    id: 'ledger-day-index-not-rebuilt',
+    promise: "A full build leaves customer_points_daily's day index as the schema has it.",
+    file: 'src/ledger/models/customerPointsDaily.ts',
+    find: '      db.prepare(dayIndex).run();\n',
+    replace: '',
+    tests: ['test/ledger/ledger.unclassified-and-removed.test.ts'],
+  },
+  {
     id: 'delta-add-size-wrong',
     promise: 'Each add action gives its data file\u2019s size in bytes, which engines use to find the Parquet footer.',
     file: 'src/export/delta/dataFiles.ts',

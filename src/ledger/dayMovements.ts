@@ -37,8 +37,8 @@ export function readDayMovements(db: Db, localDay: (timestamp: string | null) =>
     if (tally === undefined) states.set(state, { resource, state, count: 1 });
     else tally.count += 1;
   };
-  // A full build hands each row's created_at, read here with no call into SQLite; an update, its day, so that the
-  // rows of the days before `from` its index range also covers are left out before any call into JavaScript.
+  // A full build hands each row's created_at, and its day is computed here; an update hands the day, computed in
+  // SQL, so that the rows its index range holds from days before `from` are dropped before this step is called.
   const step = (rows: number, timestampOrDay: string | null, movement: Movement | typeof APPROVAL, kept: number, isUnclassified: number, resource: string | null, state: string | null, approved: number, pending: number): number => {
     if (full && isUnclassified === 1) tallyUnclassified(resource, state);
     if (kept === 0) return rows;
@@ -60,7 +60,8 @@ export function readDayMovements(db: Db, localDay: (timestamp: string | null) =>
   // The typings know aggregates of one argument only; better-sqlite3 takes the arguments from step's length.
   db.aggregate('ledger_day_movements', { start: 0, step: step as unknown as (rows: number, next: number) => number });
   // Only a full build reads the removed and dateless rows (for the drift count); their points count nowhere. An
-  // update computes the day in a subquery of its own (LIMIT -1 keeps SQLite from merging it), so once a row.
+  // update computes the day in a subquery of its own (LIMIT -1 keeps SQLite from merging it), so local_day runs
+  // once per row.
   const read = full
     ? db.prepare(
         `SELECT ledger_day_movements(created_at, ${MOVEMENT_SQL}, _removed_at IS NULL, ${UNCLASSIFIED_SQL}, resource, activity_state,

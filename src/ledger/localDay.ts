@@ -10,7 +10,8 @@ const DAY_STARTS_WITHIN = '';
  * The calendar day (`YYYY-MM-DD`) in `timeZone` of an ISO 8601 timestamp, or null when the text is none.
  * Intl is slow next to a million rows, so the day is computed once per quarter hour of UTC and cached: within a
  * quarter hour the local date of a present-day zone cannot change, DST switches included. A quarter hour whose
- * first and last instants fall on different days is marked, and its timestamps get the day of their own instant.
+ * first and last instants fall on different days is marked, and its timestamps get the day of their own instant
+ * (this assumes a zone's date never goes back within a quarter hour, which no zone's history has done).
  */
 export function createLocalDay(timeZone: string): (timestamp: string | null) => string | null {
   const cache = new Map<number, string>();
@@ -61,7 +62,8 @@ function apiFormQuarter(text: string): number | null {
   const day = number(8);
   const hour = number(11);
   const minute = number(14);
-  // Years before 1970 (Date.UTC reads 0-99 as 1900s) and any field out of range are left to isoToMicros.
+  // Any field out of range is left to isoToMicros, and so are years before 1970, for no gain in reading them here
+  // (Date.UTC would read years 0 to 99 as 1900s).
   if (year < 1970 || month < 1 || month > 12 || day < 1 || day > daysInMonth(year, month) || hour > 23 || minute > 59 || number(17) > 59) return null;
   return Math.floor(Date.UTC(year, month - 1, day, hour, minute) / QUARTER_HOUR_MS);
 }
@@ -100,7 +102,9 @@ export const BEFORE_ALL_DAYS = '0000-01-01';
  * `created_at` index reads from it before the exact day is computed. Such a timestamp's instant is no earlier than
  * the zone's midnight starting `from`, and its text, written with any offset, shows a date at most a day before
  * that instant's UTC date. The midnight falls on `from`'s own UTC date at or west of UTC, on the day before east
- * of it; so the text is from the day before `from`, or two days before east of UTC.
+ * of it; so the text is from the day before `from`, or two days before east of UTC. Which side is read from the
+ * zone's day at `from`'s UTC midnight: this assumes the zone did not move from east of UTC to west of it between
+ * its midnight and UTC midnight, which none has done (Paris, Algiers and Monaco in 1911 changed at midnight).
  */
 export function createdAtLowerBound(from: string, localDay: (timestamp: string | null) => string | null): string {
   if (from <= '0001-01-03') return '';

@@ -21,6 +21,7 @@ export const customerPointsDaily: ModelDefinition = {
       // Every row is written, in key order: they append to the table and its key. The day index, in another order,
       // would take each at random (over a second of a 1M-row build), so it is built again from the finished rows.
       db.prepare('DELETE FROM customer_points_daily').run();
+      const dayIndex = (db.prepare("SELECT sql FROM sqlite_master WHERE type = 'index' AND name = 'customer_points_daily_day'").pluck().get() as string | undefined) ?? DAY_INDEX;
       db.prepare('DROP INDEX IF EXISTS customer_points_daily_day').run();
       registerRunningBalances(db);
       db.prepare(
@@ -28,7 +29,7 @@ export const customerPointsDaily: ModelDefinition = {
          SELECT customer_id, day, approved, pending, ledger_approved_end(customer_id, day, approved), ledger_pending_end(customer_id, pending), transactions
          FROM (${ALL_GROUPS})`,
       ).run();
-      db.prepare(DAY_INDEX).run();
+      db.prepare(dayIndex).run();
       return;
     }
     // An update rewrites only the rows that changed. Its days' rows are spread over the whole table (kept in
@@ -56,7 +57,7 @@ export const customerPointsDaily: ModelDefinition = {
 
 const COLUMNS = 'customer_id, day, approved_change, pending_change, approved_end, pending_end, transactions';
 
-/** As migration 012 created it. */
+/** As migration 012 created it: made again as the schema has it, or so if it is missing. */
 const DAY_INDEX = 'CREATE INDEX customer_points_daily_day ON customer_points_daily (day)';
 
 /**
