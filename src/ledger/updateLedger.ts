@@ -3,7 +3,7 @@ import { recordDrift } from '../drift/recordDrift.js';
 import type { DriftFinding } from '../drift/types.js';
 import { CLASSIFIED_RESOURCES, UNCLASSIFIED_SQL } from './classify.js';
 import { BEFORE_ALL_DAYS, createLocalDay, dayFormatter } from './localDay.js';
-import type { UnclassifiedCount } from './dayMovements.js';
+import { DayMovementsTally, type UnclassifiedCount } from './dayMovements.js';
 import { type BuildContext, MODELS } from './models/index.js';
 import { touchedDays } from './touchedDays.js';
 
@@ -63,13 +63,13 @@ export function updateLedger(db: Db, settings: LedgerSettings, now: Date): Ledge
       const touched = touchedDays(db, afterSeq, full);
 
       const rebuiltFrom: Record<string, string> = {};
-      const ctx: BuildContext = { db, localDay, today, pointValue: settings.pointValue, unclassified: full ? [] : null };
+      const ctx: BuildContext = { db, localDay, today, pointValue: settings.pointValue, movements: new DayMovementsTally(localDay) };
       for (const model of MODELS) {
         const from = full ? BEFORE_ALL_DAYS : earliest([state.last_day ?? today, today, ...model.touchedBy.map((source) => touched[source])]);
         model.rebuildFrom(ctx, from);
         rebuiltFrom[model.name] = from;
       }
-      recordUnclassified(db, ctx.unclassified ?? newUnclassified(db, afterSeq), now.toISOString());
+      recordUnclassified(db, full ? ctx.movements.unclassifiedCounts() : newUnclassified(db, afterSeq), now.toISOString());
       const ms = Math.round(performance.now() - started);
       db.prepare(
         `INSERT INTO ledger_state (id, built_change_seq, time_zone, point_value, last_day, built_at, build_ms, rebuilt_from) VALUES (1, @seq, @timeZone, @pointValue, @today, @at, @ms, @from)

@@ -1,4 +1,5 @@
 import type { Db } from '../../db/open.js';
+import { LEDGER_ROW_DAY_SQL } from '../dayMovements.js';
 import { BEFORE_ALL_DAYS, createdAtLowerBound, transactionsScan } from '../localDay.js';
 import { column, type ModelDefinition } from './types.js';
 
@@ -16,7 +17,8 @@ export const customerPointsDaily: ModelDefinition = {
     column('pending_end', 'integer', "the customer's pending points at the end of the day: all their points_pending up to then"),
     column('transactions', 'integer', "the customer's transactions that day"),
   ],
-  rebuildFrom({ db, localDay }, from) {
+  rebuildFrom({ db, localDay, movements }, from) {
+    movements.begin(db, from);
     if (from === BEFORE_ALL_DAYS) {
       // Every row is written, in key order: they append to the table and its key. The day index, in another order,
       // would take each at random (over a second of a 1M-row build), so it is built again from the finished rows.
@@ -29,6 +31,7 @@ export const customerPointsDaily: ModelDefinition = {
          SELECT customer_id, day, approved, pending, ledger_approved_end(customer_id, day, approved), ledger_pending_end(customer_id, pending), transactions
          FROM (${ALL_GROUPS})`,
       ).run();
+      movements.finish(db.prepare('SELECT count(*) FROM transactions').pluck().get() as number);
       db.prepare(dayIndex).run();
       return;
     }
@@ -39,7 +42,9 @@ export const customerPointsDaily: ModelDefinition = {
          pending_change INTEGER NOT NULL, approved_end INTEGER NOT NULL, pending_end INTEGER NOT NULL, transactions INTEGER NOT NULL, PRIMARY KEY (customer_id, day))`,
     ).run();
     db.prepare('DELETE FROM temp.ledger_customer_days').run();
-    db.prepare(`INSERT INTO temp.ledger_customer_days (${COLUMNS}) ${rowsFrom(from)}`).run({ from, bound: createdAtLowerBound(from, localDay) });
+    const bound = createdAtLowerBound(from, localDay);
+    db.prepare(`INSERT INTO temp.ledger_customer_days (${COLUMNS}) ${rowsFrom(from)}`).run({ from, bound });
+    movements.finish(db.prepare('SELECT count(*) FROM transactions WHERE created_at >= ?').pluck().get(bound) as number);
     db.prepare(
       `DELETE FROM customer_points_daily WHERE day >= ?
          AND NOT EXISTS (SELECT 1 FROM temp.ledger_customer_days AS n WHERE n.customer_id = customer_points_daily.customer_id AND n.day = customer_points_daily.day)`,
@@ -61,14 +66,15 @@ const COLUMNS = 'customer_id, day, approved_change, pending_change, approved_end
 const DAY_INDEX = 'CREATE INDEX customer_points_daily_day ON customer_points_daily (day)';
 
 /**
- * A full build's groups, each customer's sums by day, in key order. The day is computed in a subquery of its own
- * (LIMIT -1 keeps SQLite from merging it into the grouping), so local_day runs once a row; a row without one
- * (a created_at that is no timestamp) is in no group.
+ * A full build's groups, each customer's sums by day, in key order, from one read of every transaction: the day is
+ * computed, and the day's movements tallied, by `ledger_row_day` in a subquery of its own (LIMIT -1 keeps SQLite
+ * from merging it into the grouping, which would call it again for each use of the day). A row it gives no day
+ * (removed, or a created_at that is no timestamp), or of no customer, is in no group.
  */
 const ALL_GROUPS = `SELECT customer_id, day, sum(approved) AS approved, sum(pending) AS pending, count(*) AS transactions
-  FROM (SELECT local_day(created_at) AS day, customer_id, coalesce(points_approved, 0) AS approved, coalesce(points_pending, 0) AS pending
-        FROM ${transactionsScan(BEFORE_ALL_DAYS)} WHERE _removed_at IS NULL AND customer_id IS NOT NULL LIMIT -1)
-  WHERE day IS NOT NULL
+  FROM (SELECT ${LEDGER_ROW_DAY_SQL} AS day, customer_id, coalesce(points_approved, 0) AS approved, coalesce(points_pending, 0) AS pending
+        FROM ${transactionsScan(BEFORE_ALL_DAYS)} LIMIT -1)
+  WHERE day IS NOT NULL AND customer_id IS NOT NULL
   GROUP BY customer_id, day ORDER BY customer_id, day`;
 
 /**
@@ -98,16 +104,15 @@ function registerRunningBalances(db: Db): void {
 /**
  * An update's rows of `from` and later: each customer's running sums added to their balances before `from`, those of
  * their last row before it, which this rebuild keeps (looked up once a customer, not once a day). The day is
- * computed in a subquery of its own (LIMIT -1 keeps SQLite from merging it into the grouping), so local_day runs
- * once a row, and the days before `from` that the index range also covers are dropped before grouping.
+ * computed, and the day's movements tallied, by `ledger_row_day` in a subquery of its own (LIMIT -1 keeps SQLite
+ * from merging it into the grouping), once a row; the days before `from` that the index range also covers have none.
  */
 function rowsFrom(from: string): string {
   return `WITH g AS MATERIALIZED (
        SELECT customer_id, day, sum(approved) AS approved, sum(pending) AS pending, count(*) AS transactions
-       FROM (SELECT local_day(created_at) AS day, customer_id, coalesce(points_approved, 0) AS approved, coalesce(points_pending, 0) AS pending
-             FROM ${transactionsScan(from)}
-             WHERE created_at >= @bound AND _removed_at IS NULL AND customer_id IS NOT NULL LIMIT -1)
-       WHERE day >= @from
+       FROM (SELECT ${LEDGER_ROW_DAY_SQL} AS day, customer_id, coalesce(points_approved, 0) AS approved, coalesce(points_pending, 0) AS pending
+             FROM ${transactionsScan(from)} WHERE created_at >= @bound LIMIT -1)
+       WHERE day IS NOT NULL AND customer_id IS NOT NULL
        GROUP BY customer_id, day),
      base AS MATERIALIZED (
        SELECT c.customer_id, (SELECT rowid FROM customer_points_daily WHERE customer_id = c.customer_id AND day < @from ORDER BY day DESC LIMIT 1) AS last

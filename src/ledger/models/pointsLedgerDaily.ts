@@ -1,5 +1,4 @@
 import { MOVEMENTS } from '../classify.js';
-import { readDayMovements } from '../dayMovements.js';
 import { ExactDecimal } from '../exactDecimal.js';
 import { daysBetween } from '../localDay.js';
 import { column, type ModelDefinition } from './types.js';
@@ -26,10 +25,8 @@ export const pointsLedgerDaily: ModelDefinition = {
     column('customers', 'integer', 'customers with a transaction that day'),
     column('liability_end', 'decimal', 'approved_end × ledger.pointValue; null without a point value', true),
   ],
-  rebuildFrom({ db, localDay, today, pointValue, unclassified }, from) {
-    const read = readDayMovements(db, localDay, from);
-    unclassified?.push(...read.unclassified);
-    const byDay = read.byDay;
+  rebuildFrom({ db, today, pointValue, movements }, from) {
+    const byDay = movements.movementsFrom(from);
     const customers = new Map(
       (db.prepare('SELECT day, count(*) AS customers FROM customer_points_daily WHERE day >= ? GROUP BY day').all(from) as Array<{ day: string; customers: number }>).map(
         (row) => [row.day, row.customers],

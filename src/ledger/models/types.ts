@@ -1,5 +1,5 @@
 import type { Db } from '../../db/open.js';
-import type { UnclassifiedCount } from '../dayMovements.js';
+import type { DayMovementsTally } from '../dayMovements.js';
 
 /**
  * A column's type for readers and exports: `date` is ISO `YYYY-MM-DD` text in the mirror; `decimal` is exact
@@ -26,10 +26,10 @@ export interface BuildContext {
   /** ledger.pointValue; null: no liability amounts. */
   pointValue: string | null;
   /**
-   * In a full build, where the model that reads every transaction adds the unclassified ones it met, for schema
-   * drift; null in an update, which finds them among the changed transactions alone.
+   * The program's movements by day: customer_points_daily's rebuild tallies them as it reads the transactions, and
+   * points_ledger_daily, rebuilt after it from the same day, takes them.
    */
-  unclassified: UnclassifiedCount[] | null;
+  movements: DayMovementsTally;
 }
 
 /**
