@@ -1,7 +1,5 @@
 import { createHash } from 'node:crypto';
-import { createWriteStream } from 'node:fs';
-import { Readable, Transform } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
+import { Readable } from 'node:stream';
 import {
   AbortMultipartUploadCommand,
   DeleteObjectCommand,
@@ -15,6 +13,7 @@ import {
   type PutObjectCommandInput,
 } from '@aws-sdk/client-s3';
 import type { Logger } from '../log.js';
+import { type HashedFile, writeHashedFile } from '../writeHashedFile.js';
 import type { BucketPlace } from './place.js';
 import type { BucketClient } from './client.js';
 import { BucketError, describeBucketError, isNotFound, isNotImplemented } from './errors.js';
@@ -138,20 +137,8 @@ export class BucketObjects {
    * Streams the object into `file` (replacing it), hashing as it goes; null when there is none. A body
    * cut off midway is fetched again from the start.
    */
-  download(path: string, file: string): Promise<{ bytes: number; sha256: string } | null> {
-    return this.get(path, async (body) => {
-      const hash = createHash('sha256');
-      let bytes = 0;
-      const counted = new Transform({
-        transform(chunk: Buffer, _encoding, done) {
-          hash.update(chunk);
-          bytes += chunk.byteLength;
-          done(null, chunk);
-        },
-      });
-      await pipeline((body as Readable | undefined) ?? Readable.from([]), counted, createWriteStream(file, { mode: 0o600 }));
-      return { bytes, sha256: hash.digest('hex') };
-    });
+  download(path: string, file: string): Promise<HashedFile | null> {
+    return this.get(path, (body) => writeHashedFile((body as Readable | undefined) ?? Readable.from([]), file));
   }
 
   /** GetObject with its body handed to `consume`, tried again when the body fails midway; null when there is no object. */

@@ -1,10 +1,8 @@
-import { createHash, randomBytes } from 'node:crypto';
-import { createWriteStream } from 'node:fs';
+import { randomBytes } from 'node:crypto';
 import { link, mkdir, open, readdir, readFile, rename, rm, stat } from 'node:fs/promises';
 import { basename, dirname, join, relative, sep } from 'node:path';
-import { Transform } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
 import type { StoredObject } from '../../bucket/objects.js';
+import { type HashedFile, writeHashedFile } from '../../writeHashedFile.js';
 import { StateError } from '../errors.js';
 import type { StateClock, StateStore } from './stateStore.js';
 
@@ -224,19 +222,9 @@ function tempBeside(target: string): string {
 const TEMP_NAME = /^\..+\.[0-9a-f]{12}\.tmp$/;
 
 /** Copies `from` to `to` (replacing it), owner-only, and says how many bytes with which SHA-256; `from` missing is thrown as ENOENT before `to` is touched. */
-async function copyHashed(from: string, to: string): Promise<{ bytes: number; sha256: string }> {
+async function copyHashed(from: string, to: string): Promise<HashedFile> {
   const source = await open(from, 'r');
-  const hash = createHash('sha256');
-  let bytes = 0;
-  const counted = new Transform({
-    transform(chunk: Buffer, _encoding, done) {
-      hash.update(chunk);
-      bytes += chunk.byteLength;
-      done(null, chunk);
-    },
-  });
-  await pipeline(source.createReadStream({ highWaterMark: 1024 * 1024 }), counted, createWriteStream(to, { mode: 0o600 }));
-  return { bytes, sha256: hash.digest('hex') };
+  return writeHashedFile(source.createReadStream({ highWaterMark: 1024 * 1024 }), to);
 }
 
 async function flush(file: string): Promise<void> {
