@@ -490,6 +490,22 @@ export default [
     tests: ['test/ledger/ledger.tables-match-truth.test.ts'],
   },
   {
+    id: 'ledger-absent-points-decide-the-sign',
+    promise: 'A transaction whose record leaves out a points field is classified by the points it has, not filed as a removal.',
+    file: 'src/ledger/classify.ts',
+    find: "const TOTAL = `(${APPROVED} + ${PENDING})`;",
+    replace: "const TOTAL = '(points_approved + points_pending)';",
+    tests: ['test/ledger/ledger.absent-points.test.ts'],
+  },
+  {
+    id: 'ledger-zero-date-counted',
+    promise: 'A zero date (before 1970) gives a transaction no day: the ledger neither fails nor stretches back to year 1.',
+    file: 'src/ledger/localDay.ts',
+    find: '      if (ms < EARLIEST_MS) return null;\n',
+    replace: '',
+    tests: ['test/ledger/ledger.unclassified-and-removed.test.ts'],
+  },
+  {
     id: 'ledger-day-index-not-rebuilt',
     promise: "A full build leaves customer_points_daily's day index as the schema has it.",
     file: 'src/ledger/models/customerPointsDaily.ts',

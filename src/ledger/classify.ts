@@ -20,6 +20,11 @@ const list = (values: readonly string[]): string => values.map((value) => `'${va
 export const MOVEMENT_CODES: ReadonlyArray<Exclude<Movement, 'other'> | typeof APPROVAL> = ['earned', 'reversed', 'redeemed', 'reimbursed', 'expired', APPROVAL];
 const code = (movement: (typeof MOVEMENT_CODES)[number]): number => MOVEMENT_CODES.indexOf(movement);
 
+/** A transaction's points as the sums count them: a field the API left out adds nothing, and decides no sign. */
+const APPROVED = 'coalesce(points_approved, 0)';
+const PENDING = 'coalesce(points_pending, 0)';
+const TOTAL = `(${APPROVED} + ${PENDING})`;
+
 /**
  * The class of a `transactions` row as an SQL expression: its number in MOVEMENT_CODES, or, for a row of a
  * resource or activity state the ledger does not classify (`other`, exactly the rows UNCLASSIFIED_SQL names), a JSON
@@ -31,13 +36,13 @@ const code = (movement: (typeof MOVEMENT_CODES)[number]): number => MOVEMENT_COD
 export const MOVEMENT_SQL = `CASE
   WHEN resource = 'activity' THEN CASE
     WHEN activity_state IN ('void', 'declined') THEN ${code('reversed')}
-    WHEN activity_state = 'approved' AND points_pending < 0 AND points_approved = -points_pending THEN ${code(APPROVAL)}
+    WHEN activity_state = 'approved' AND ${PENDING} < 0 AND ${APPROVED} = -${PENDING} THEN ${code(APPROVAL)}
     WHEN activity_state NOT IN ('pending', 'approved') OR activity_state IS NULL THEN json_array(resource, activity_state)
-    WHEN points_approved + points_pending >= 0 THEN ${code('earned')}
+    WHEN ${TOTAL} >= 0 THEN ${code('earned')}
     WHEN lower(json_extract(raw, '$.activity.rule.name')) LIKE '%expir%' THEN ${code('expired')}
     ELSE ${code('reversed')} END
-  WHEN resource = 'claimed_reward' THEN CASE WHEN points_approved + points_pending < 0 THEN ${code('redeemed')} ELSE ${code('reimbursed')} END
-  WHEN resource = 'points_import' THEN CASE WHEN points_approved + points_pending < 0 THEN ${code('reversed')} ELSE ${code('earned')} END
+  WHEN resource = 'claimed_reward' THEN CASE WHEN ${TOTAL} < 0 THEN ${code('redeemed')} ELSE ${code('reimbursed')} END
+  WHEN resource = 'points_import' THEN CASE WHEN ${TOTAL} < 0 THEN ${code('reversed')} ELSE ${code('earned')} END
   ELSE json_array(resource, activity_state) END`;
 
 /** Whether a transaction row is unclassified for want of a known resource or state (the drift to record). */
