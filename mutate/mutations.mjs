@@ -506,6 +506,14 @@ export default [
     tests: ['test/ledger/ledger.unclassified-and-removed.test.ts'],
   },
   {
+    id: 'report-labels-config-zone',
+    promise: "The report names the zone and point value its tables were built with, even after the config changed them.",
+    file: 'src/cli/report.ts',
+    find: '{ ...built, generatedAt: new Date().toISOString() }',
+    replace: '{ timeZone: ctx.config.program.timeZone, pointValue: ctx.config.ledger.pointValue, generatedAt: new Date().toISOString() }',
+    tests: ['test/report/report.built-settings.test.ts'],
+  },
+  {
     id: 'ledger-day-index-not-rebuilt',
     promise: "A full build leaves customer_points_daily's day index as the schema has it.",
     file: 'src/ledger/models/customerPointsDaily.ts',
