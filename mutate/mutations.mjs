@@ -514,6 +514,22 @@ export default [
     tests: ['test/report/report.built-settings.test.ts'],
   },
   {
+    id: 'ledger-void-state-decides-the-class',
+    promise: "A voided activity's transaction that added points counts as earned, whichever state its embedded activity shows.",
+    file: 'src/ledger/classify.ts',
+    find: "    WHEN ${TOTAL} >= 0 THEN ${code('earned')}\n    WHEN activity_state IN ('void', 'declined') THEN ${code('reversed')}\n",
+    replace: "    WHEN activity_state IN ('void', 'declined') THEN ${code('reversed')}\n    WHEN ${TOTAL} >= 0 THEN ${code('earned')}\n",
+    tests: ['test/ledger/ledger.voided-activities.test.ts'],
+  },
+  {
+    id: 'ledger-approval-needs-approved-state',
+    promise: 'An approval moves pending points to approved whatever state its activity shows now.',
+    file: 'src/ledger/classify.ts',
+    find: "WHEN activity_state <> 'pending' AND ${PENDING} < 0",
+    replace: "WHEN activity_state = 'approved' AND ${PENDING} < 0",
+    tests: ['test/ledger/ledger.voided-activities.test.ts'],
+  },
+  {
     id: 'ledger-day-index-not-rebuilt',
     promise: "A full build leaves customer_points_daily's day index as the schema has it.",
     file: 'src/ledger/models/customerPointsDaily.ts',

@@ -32,13 +32,17 @@ const TOTAL = `(${APPROVED} + ${PENDING})`;
  * text, and the drift needs no test of its own this way. The rule's name is read from `raw` only for the few
  * removals that could be expiries, so the common rows cost no JSON parsing. An expiry is an activity whose rule
  * names an expiration (the spec lists point expirations among what activities do, without naming the rule).
+ * A voided or declined activity has one transaction that added points and one that removed them (the spec), and
+ * the spec does not say whether the activity a transaction embeds is as it was then or as it is now: so the
+ * state alone cannot tell them apart, and the signs do (the one that added points is an earning, whenever it was
+ * read). An approval moves points from pending to approved whatever state its activity shows now.
  */
 export const MOVEMENT_SQL = `CASE
   WHEN resource = 'activity' THEN CASE
-    WHEN activity_state IN ('void', 'declined') THEN ${code('reversed')}
-    WHEN activity_state = 'approved' AND ${PENDING} < 0 AND ${APPROVED} = -${PENDING} THEN ${code(APPROVAL)}
-    WHEN activity_state NOT IN ('pending', 'approved') OR activity_state IS NULL THEN json_array(resource, activity_state)
+    WHEN activity_state NOT IN (${list(CLASSIFIED_ACTIVITY_STATES)}) OR activity_state IS NULL THEN json_array(resource, activity_state)
+    WHEN activity_state <> 'pending' AND ${PENDING} < 0 AND ${APPROVED} = -${PENDING} THEN ${code(APPROVAL)}
     WHEN ${TOTAL} >= 0 THEN ${code('earned')}
+    WHEN activity_state IN ('void', 'declined') THEN ${code('reversed')}
     WHEN lower(json_extract(raw, '$.activity.rule.name')) LIKE '%expir%' THEN ${code('expired')}
     ELSE ${code('reversed')} END
   WHEN resource = 'claimed_reward' THEN CASE WHEN ${TOTAL} < 0 THEN ${code('redeemed')} ELSE ${code('reimbursed')} END
