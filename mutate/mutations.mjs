@@ -530,6 +530,14 @@ export default [
     tests: ['test/ledger/ledger.voided-activities.test.ts'],
   },
   {
+    id: 'ledger-no-row-for-today',
+    promise: "points_ledger_daily has today's row even when an API clock ahead dates every transaction tomorrow.",
+    file: 'src/ledger/models/pointsLedgerDaily.ts',
+    find: 'movementDays[0] < today ? movementDays[0] : today;',
+    replace: 'movementDays[0];',
+    tests: ['test/ledger/ledger.unclassified-and-removed.test.ts'],
+  },
+  {
     id: 'ledger-day-index-not-rebuilt',
     promise: "A full build leaves customer_points_daily's day index as the schema has it.",
     file: 'src/ledger/models/customerPointsDaily.ts',

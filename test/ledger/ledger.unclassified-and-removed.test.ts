@@ -87,6 +87,17 @@ describe('transactions the ledger does not classify, or no longer counts', () =>
     db.close();
   });
 
+  it('write today\'s row when an API clock ahead of this one dates the first transactions tomorrow', () => {
+    const { db } = freshMirror();
+    storeTransaction(db, { id: 1, resource: 'activity', state: 'approved', approved: 100, createdAt: '2026-03-03T00:30:00Z' });
+    updateLedger(db, SETTINGS, new Date('2026-03-02T23:50:00Z'));
+    expect(db.prepare('SELECT day, approved_start, approved_end, transactions FROM points_ledger_daily ORDER BY day').all()).toEqual([
+      { day: '2026-03-02', approved_start: 0, approved_end: 0, transactions: 0 },
+      { day: '2026-03-03', approved_start: 0, approved_end: 100, transactions: 1 },
+    ]);
+    db.close();
+  });
+
   it('a transaction removed after the build takes its customer-day out of customer_points_daily, and moves the days after it', () => {
     const { db } = freshMirror();
     storeTransaction(db, { id: 1, resource: 'activity', state: 'approved', approved: 100, createdAt: '2026-03-01T10:00:00Z' });
