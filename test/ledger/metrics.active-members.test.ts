@@ -3,6 +3,7 @@
  * earned before enrolling is active from their enrolment day, never before it, and an update after an enrolment
  * (or its change) writes what a full build writes.
  */
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openDatabase, type Db } from '../../src/db/open.js';
@@ -16,10 +17,19 @@ import { expectedTables } from './expectedLedger.js';
 const UTC = { timeZone: 'UTC', pointValue: null };
 
 let sim: SimulatorHandle | undefined;
+/** The temp folders of this file's mirrors and copies, removed after each test. */
+const folders: string[] = [];
 afterEach(async () => {
   await sim?.close();
   sim = undefined;
+  for (const folder of folders.splice(0)) rmSync(folder, { recursive: true, force: true });
 });
+
+function mirror(): ReturnType<typeof freshMirror> {
+  const made = freshMirror();
+  folders.push(made.dir);
+  return made;
+}
 
 function nextSeq(db: Db): number {
   return db.prepare('UPDATE change_counter SET value = value + 1 WHERE id = 1 RETURNING value').pluck().get() as number;
@@ -49,7 +59,9 @@ function metrics(db: Db): Array<Record<string, unknown>> {
 
 /** program_metrics_daily as a full build of a copy of the mirror writes it. */
 function metricsOfFullBuild(db: Db, settings: { timeZone: string; pointValue: string | null }, now: Date): Array<Record<string, unknown>> {
-  const path = join(tempDir('ledger-copy-'), 'copy.db');
+  const folder = tempDir('ledger-copy-');
+  folders.push(folder);
+  const path = join(folder, 'copy.db');
   db.prepare('VACUUM INTO ?').run(path);
   const copy = openDatabase(path);
   copy.prepare('DELETE FROM ledger_state').run();
@@ -68,7 +80,7 @@ function membersAndActive(db: Db, days: readonly string[]): Record<string, [numb
 
 describe('active_members_30d counts members from their enrolment day', () => {
   it('a customer who earned on 1 March and enrols on 15 March is active from 15 to 30 March only, and each update equals a full build', () => {
-    const { db } = freshMirror();
+    const { db } = mirror();
     const now = new Date('2026-04-10T12:00:00Z');
     storeCustomer(db, 7, null);
     // Customer 8, a member since January, earns on 1 March: the program is not empty of members.
@@ -105,7 +117,7 @@ describe('active_members_30d counts members from their enrolment day', () => {
 
   it('after the simulator enrols customers who earned points before, the synced tables equal the truth and a full build', async () => {
     sim = await startSimulator({ size: 'small', seed: 12 });
-    const { db, path } = freshMirror();
+    const { db, path } = mirror();
     const zone = 'Europe/Paris';
     const config = testConfig(sim, path, { program: { timeZone: zone }, ledger: { pointValue: null } });
     const sync = async (): Promise<void> => {

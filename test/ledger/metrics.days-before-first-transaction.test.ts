@@ -3,6 +3,7 @@
  * that precede the first transaction, or a program without any, are in its rows, and its revenue is all the
  * orders' revenue. An update after an order older than every row writes what a full build writes.
  */
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openDatabase, type Db } from '../../src/db/open.js';
@@ -16,10 +17,19 @@ import { expectedTables } from './expectedLedger.js';
 const UTC = { timeZone: 'UTC', pointValue: null };
 
 let sim: SimulatorHandle | undefined;
+/** The temp folders of this file's mirrors and copies, removed after each test. */
+const folders: string[] = [];
 afterEach(async () => {
   await sim?.close();
   sim = undefined;
+  for (const folder of folders.splice(0)) rmSync(folder, { recursive: true, force: true });
 });
+
+function mirror(): ReturnType<typeof freshMirror> {
+  const made = freshMirror();
+  folders.push(made.dir);
+  return made;
+}
 
 function nextSeq(db: Db): number {
   return db.prepare('UPDATE change_counter SET value = value + 1 WHERE id = 1 RETURNING value').pluck().get() as number;
@@ -52,7 +62,9 @@ function metrics(db: Db): Array<Record<string, unknown>> {
 
 /** program_metrics_daily as a full build of a copy of the mirror writes it. */
 function metricsOfFullBuild(db: Db, settings: { timeZone: string; pointValue: string | null }, now: Date): Array<Record<string, unknown>> {
-  const path = join(tempDir('ledger-copy-'), 'copy.db');
+  const folder = tempDir('ledger-copy-');
+  folders.push(folder);
+  const path = join(folder, 'copy.db');
   db.prepare('VACUUM INTO ?').run(path);
   const copy = openDatabase(path);
   copy.prepare('DELETE FROM ledger_state').run();
@@ -71,7 +83,7 @@ function coverage(db: Db): { first: string; last: string; rows: number; revenue:
 
 describe('program_metrics_daily starts at the first transaction, order or enrolment', () => {
   it('orders and members without any transaction, then before the first one, show in the rows; each update equals a full build', () => {
-    const { db } = freshMirror();
+    const { db } = mirror();
     const now = new Date('2026-03-02T12:00:00Z');
     storeCustomer(db, 7, '2026-02-01T08:00:00.000Z');
     storeCustomer(db, 9, null);
@@ -116,7 +128,7 @@ describe('program_metrics_daily starts at the first transaction, order or enrolm
   });
 
   it('an order whose text sorts after the first yet is earlier (another offset) sets the first day', () => {
-    const { db } = freshMirror();
+    const { db } = mirror();
     const tokyo = { timeZone: 'Asia/Tokyo', pointValue: null };
     // 20:00 UTC on 31 January is 1 February in Tokyo; 00:30 on 1 February at +14:00 is 19:30 on 31 January there.
     storeOrder(db, 1, 9, '10.00', '0.00', '2026-01-31T20:00:00.000Z');
@@ -132,7 +144,7 @@ describe('program_metrics_daily starts at the first transaction, order or enrolm
 
   it('a synced simulator program: the rows start with its first customer and order, and hold all its revenue', async () => {
     sim = await startSimulator({ size: 'small', seed: 21 });
-    const { db, path } = freshMirror();
+    const { db, path } = mirror();
     const config = testConfig(sim, path, { program: { timeZone: 'UTC' }, ledger: { pointValue: null } });
     const { logger } = recordingLogger();
     const client = testClient(config, logger);
