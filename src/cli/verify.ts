@@ -104,7 +104,7 @@ export async function verifyCommand(argv: string[], ctx: CommandContext): Promis
 function verifyLedger(ctx: CommandContext, json: boolean): number {
   const db = openDatabase(ctx.config.db.path, { mustExist: true });
   try {
-    const check = reconcileAndRecord(db, new Date(), ctx.logger);
+    const check = reconcileAndRecord(db, ctx.config.sync, new Date(), ctx.logger);
     ctx.stdout.write(json ? `${JSON.stringify({ ledger: check })}\n` : renderLedgerCheck(check));
     return check.defects.length === 0 ? EXIT_OK : EXIT_FAILED;
   } finally {
