@@ -48,6 +48,9 @@ interface CustomerSums {
   approved: number;
   pending: number;
   undated: number;
+  /** The points of those undated transactions, per balance. */
+  undated_approved: number;
+  undated_pending: number;
   /** When this process last stored one of the customer's transactions. */
   transactions_stored_at: string | null;
 }
@@ -69,8 +72,8 @@ interface Reads {
  * missing from one side is never skipped. A transaction whose created_at cannot be read is in no ledger day, so it
  * is not counted: the balance `balances` prints is short of it, and the difference shows here.
  *
- * A difference is pending when a read in flight explains it (see `inFlight`); every other difference is a defect.
- * Reads only.
+ * A difference is pending when a read in flight explains it (see `inFlight`) and no undated transaction has points
+ * on that balance (no sync gives those a day); every other difference is a defect. Reads only.
  */
 export function checkLedger(db: Db, settings: LedgerCheckSettings): LedgerCheck {
   const reads = nextReads(db, settings);
@@ -81,11 +84,14 @@ export function checkLedger(db: Db, settings: LedgerCheckSettings): LedgerCheck 
                 coalesce(sum(points_approved) FILTER (WHERE created_at IS NOT NULL), 0) AS approved,
                 coalesce(sum(points_pending) FILTER (WHERE created_at IS NOT NULL), 0) AS pending,
                 count(*) FILTER (WHERE created_at IS NULL) AS undated,
+                coalesce(sum(points_approved) FILTER (WHERE created_at IS NULL), 0) AS undated_approved,
+                coalesce(sum(points_pending) FILTER (WHERE created_at IS NULL), 0) AS undated_pending,
                 max(_synced_at) AS stored_at
          FROM transactions WHERE _removed_at IS NULL AND customer_id IS NOT NULL GROUP BY customer_id),
        ids AS (SELECT id FROM customers WHERE _removed_at IS NULL UNION SELECT customer_id FROM sums)
        SELECT ids.id, c.id IS NOT NULL AS known, c.points_approved, c.points_pending, c.updated_at, c._synced_at AS stored_at,
-              coalesce(s.approved, 0) AS approved, coalesce(s.pending, 0) AS pending, coalesce(s.undated, 0) AS undated, s.stored_at AS transactions_stored_at
+              coalesce(s.approved, 0) AS approved, coalesce(s.pending, 0) AS pending, coalesce(s.undated, 0) AS undated,
+              coalesce(s.undated_approved, 0) AS undated_approved, coalesce(s.undated_pending, 0) AS undated_pending, s.stored_at AS transactions_stored_at
        FROM ids
        LEFT JOIN customers AS c ON c.id = ids.id AND c._removed_at IS NULL
        LEFT JOIN sums AS s ON s.customer_id = ids.id
@@ -102,8 +108,12 @@ export function checkLedger(db: Db, settings: LedgerCheckSettings): LedgerCheck 
       continue;
     }
     const reason = inFlight(db, row, reads);
-    if (reason === null) check.defects.push(...differences);
-    else check.pending.push(...differences.map((difference) => ({ ...difference, reason })));
+    for (const difference of differences) {
+      // Points on no day stay off the ledger whatever a later sync brings: never pending.
+      const undatedPoints = difference.balance === 'approved' ? row.undated_approved : row.undated_pending;
+      if (reason === null || undatedPoints !== 0) check.defects.push(difference);
+      else check.pending.push({ ...difference, reason });
+    }
   }
   return check;
 }
