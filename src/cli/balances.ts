@@ -19,7 +19,7 @@ Options:
   --help           show this help
 
 Reads the mirror only (it may be read-only). Exit codes: 0 printed; 1 the mirror is missing or its
-ledger was never built (run loyalty-sync sync); 2 bad usage, or a customer the mirror does not hold.
+ledger was never built (run loyalty-sync sync); 2 bad usage, or an id with neither a customer nor a transaction in the mirror.
 `;
 
 const COLUMNS = ['customer_id', 'merchant_id', 'approved', 'pending', 'last_movement_day', 'in_customers'] as const;
