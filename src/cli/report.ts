@@ -58,7 +58,9 @@ export async function reportCommand(argv: string[], ctx: CommandContext): Promis
       ctx.stderr.write(`The mirror ${ctx.config.db.path} holds no points ledger yet; run loyalty-sync sync to build it.\n`);
       return EXIT_FAILED;
     }
-    page = renderReport(readReportFigures(db), { timeZone: ctx.config.program.timeZone, pointValue: ctx.config.ledger.pointValue, generatedAt: new Date().toISOString() });
+    // The zone and point value the tables were built with: the config may have changed since the last sync.
+    const built = db.prepare('SELECT time_zone AS timeZone, point_value AS pointValue FROM ledger_state WHERE id = 1').get() as { timeZone: string; pointValue: string | null };
+    page = renderReport(readReportFigures(db), { ...built, generatedAt: new Date().toISOString() });
   } finally {
     db.close();
   }

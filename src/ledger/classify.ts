@@ -20,6 +20,11 @@ const list = (values: readonly string[]): string => values.map((value) => `'${va
 export const MOVEMENT_CODES: ReadonlyArray<Exclude<Movement, 'other'> | typeof APPROVAL> = ['earned', 'reversed', 'redeemed', 'reimbursed', 'expired', APPROVAL];
 const code = (movement: (typeof MOVEMENT_CODES)[number]): number => MOVEMENT_CODES.indexOf(movement);
 
+/** A transaction's points as the sums count them: a field the API left out adds nothing, and decides no sign. */
+const APPROVED = 'coalesce(points_approved, 0)';
+const PENDING = 'coalesce(points_pending, 0)';
+const TOTAL = `(${APPROVED} + ${PENDING})`;
+
 /**
  * The class of a `transactions` row as an SQL expression: its number in MOVEMENT_CODES, or, for a row of a
  * resource or activity state the ledger does not classify (`other`, exactly the rows UNCLASSIFIED_SQL names), a JSON
@@ -27,17 +32,21 @@ const code = (movement: (typeof MOVEMENT_CODES)[number]): number => MOVEMENT_COD
  * text, and the drift needs no test of its own this way. The rule's name is read from `raw` only for the few
  * removals that could be expiries, so the common rows cost no JSON parsing. An expiry is an activity whose rule
  * names an expiration (the spec lists point expirations among what activities do, without naming the rule).
+ * A voided or declined activity has one transaction that added points and one that removed them (the spec), and
+ * the spec does not say whether the activity a transaction embeds is as it was then or as it is now: so the
+ * state alone cannot tell them apart, and the signs do (the one that added points is an earning, whenever it was
+ * read). An approval moves points from pending to approved whatever state its activity shows now.
  */
 export const MOVEMENT_SQL = `CASE
   WHEN resource = 'activity' THEN CASE
+    WHEN activity_state NOT IN (${list(CLASSIFIED_ACTIVITY_STATES)}) OR activity_state IS NULL THEN json_array(resource, activity_state)
+    WHEN activity_state <> 'pending' AND ${PENDING} < 0 AND ${APPROVED} = -${PENDING} THEN ${code(APPROVAL)}
+    WHEN ${TOTAL} >= 0 THEN ${code('earned')}
     WHEN activity_state IN ('void', 'declined') THEN ${code('reversed')}
-    WHEN activity_state = 'approved' AND points_pending < 0 AND points_approved = -points_pending THEN ${code(APPROVAL)}
-    WHEN activity_state NOT IN ('pending', 'approved') OR activity_state IS NULL THEN json_array(resource, activity_state)
-    WHEN points_approved + points_pending >= 0 THEN ${code('earned')}
     WHEN lower(json_extract(raw, '$.activity.rule.name')) LIKE '%expir%' THEN ${code('expired')}
     ELSE ${code('reversed')} END
-  WHEN resource = 'claimed_reward' THEN CASE WHEN points_approved + points_pending < 0 THEN ${code('redeemed')} ELSE ${code('reimbursed')} END
-  WHEN resource = 'points_import' THEN CASE WHEN points_approved + points_pending < 0 THEN ${code('reversed')} ELSE ${code('earned')} END
+  WHEN resource = 'claimed_reward' THEN CASE WHEN ${TOTAL} < 0 THEN ${code('redeemed')} ELSE ${code('reimbursed')} END
+  WHEN resource = 'points_import' THEN CASE WHEN ${TOTAL} < 0 THEN ${code('reversed')} ELSE ${code('earned')} END
   ELSE json_array(resource, activity_state) END`;
 
 /** Whether a transaction row is unclassified for want of a known resource or state (the drift to record). */

@@ -7,7 +7,16 @@ const DAY_MS = 24 * 60 * 60 * 1000;
 const DAY_STARTS_WITHIN = '';
 
 /**
- * The calendar day (`YYYY-MM-DD`) in `timeZone` of an ISO 8601 timestamp, or null when the text is none.
+ * The first instant the ledger gives a day: no loyalty program has records of before 1970, so an older timestamp
+ * is a zero date (`0001-01-01`) or another placeholder of a broken source, which would otherwise stretch the daily
+ * tables over every day since (a build of millions of rows). Intl also writes years before 1000 without their
+ * leading zeros, which would sort such a day after today.
+ */
+const EARLIEST_MS = 0;
+
+/**
+ * The calendar day (`YYYY-MM-DD`) in `timeZone` of an ISO 8601 timestamp of 1970 or later, or null when the text is
+ * none or earlier.
  * Intl is slow next to a million rows, so the day is computed once per quarter hour of UTC and cached: within a
  * quarter hour the local date of a present-day zone cannot change, DST switches included. A quarter hour whose
  * first and last instants fall on different days is marked, and its timestamps get the day of their own instant
@@ -24,6 +33,7 @@ export function createLocalDay(timeZone: string): (timestamp: string | null) => 
       const micros = isoToMicros(timestamp);
       if (micros === null) return null;
       ms = microsToMillis(micros);
+      if (ms < EARLIEST_MS) return null;
       quarter = Math.floor(ms / QUARTER_HOUR_MS);
     }
     let day = cache.get(quarter);

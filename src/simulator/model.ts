@@ -53,6 +53,8 @@ export class Customer implements Row {
   tierStartedAt: number;
   blocked = false;
   enrolled = true;
+  /** When an edit enrolled a registered customer; null: enrolled on creation (or never), so enrolled_at is created_at. */
+  enrolledAt: number | null = null;
   updatedAt: number;
   properties: Record<string, unknown> = {};
   referredBy: { id: number; merchant_id: string } | null = null;

@@ -65,6 +65,8 @@ export function pickCustomerAt(store: Store, at: number): Customer {
 
 /** A change that moves no points: a profile edit, and for a registered customer, an enrolment. */
 export function editCustomer(store: Store, customer: Customer, at: number): void {
+  // A registered customer who joins now is enrolled from now on, whatever they earned before (as a real program records it).
+  if (!customer.guest && !customer.enrolled) customer.enrolledAt = at;
   customer.enrolled = customer.guest ? customer.enrolled : true;
   customer.properties = { ...customer.properties, last_profile_edit: `edit ${store.tick}` };
   store.touchCustomer(customer, at);

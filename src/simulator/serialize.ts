@@ -50,7 +50,7 @@ export function customerJson(c: Customer): string {
     blocked: c.blocked,
     guest: c.guest,
     enrolled: c.enrolled,
-    enrolled_at: c.enrolled ? iso(c.createdAt) : null,
+    enrolled_at: c.enrolled ? iso(c.enrolledAt ?? c.createdAt) : null,
     referral_id: `ref${c.id.toString(36)}`,
     referred_by: c.referredBy,
     loyalty_tier_membership: tierMembership(c),

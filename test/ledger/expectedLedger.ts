@@ -134,10 +134,18 @@ export function expectedTables(sim: Pick<SimulatorHandle, 'truth'>, timeZone: st
   }
   const sortedTiers = Object.fromEntries(Object.entries(tiers).sort(([a], [b]) => (a < b ? -1 : 1)));
 
-  const program_metrics_daily = days.map((day, i) => {
+  // The metrics' days: from the first day of a transaction, an order or an enrolment, to today (or the last of them).
+  const sourceDays = [...perDay.keys(), ...memberDay.values(), ...orderDays.map((o) => o.day)].sort();
+  const metricDays: string[] = [];
+  if (sourceDays.length > 0) {
+    const last = sourceDays[sourceDays.length - 1] > today ? sourceDays[sourceDays.length - 1] : today;
+    for (let day = sourceDays[0]; day <= last; day = shift(day, 1)) metricDays.push(day);
+  }
+
+  const program_metrics_daily = metricDays.map((day) => {
     const window30 = shift(day, -29);
     const window90 = shift(day, -89);
-    const ledgerWindow = points_ledger_daily.slice(Math.max(0, i - 29), i + 1);
+    const ledgerWindow = points_ledger_daily.filter((row) => (row.day as string) >= window30 && (row.day as string) <= day);
     const earned = ledgerWindow.reduce((sum, row) => sum + (row.earned as number), 0);
     const redeemed = 0 - ledgerWindow.reduce((sum, row) => sum + (row.redeemed as number), 0);
     const isMember = (customer: number | null, on: string): boolean => customer !== null && memberDay.has(customer) && memberDay.get(customer)! <= on;
@@ -157,8 +165,8 @@ export function expectedTables(sim: Pick<SimulatorHandle, 'truth'>, timeZone: st
       day,
       members: [...memberDay.values()].filter((d) => d <= day).length,
       new_members: [...memberDay.values()].filter((d) => d === day).length,
-      // First-day rows have fewer than 30 days of ledger before them, which is all there is.
-      active_members_30d: [...memberDay.keys()].filter((id) => (movementDays.get(id) ?? []).some((d) => d >= window30 && d <= day)).length,
+      // Members on the day only; first-day rows have fewer than 30 days of ledger before them, which is all there is.
+      active_members_30d: [...memberDay.keys()].filter((id) => isMember(id, day) && (movementDays.get(id) ?? []).some((d) => d >= window30 && d <= day)).length,
       points_earned_30d: earned,
       points_redeemed_30d: redeemed,
       redemption_rate_30d: earned > 0 ? redeemed / earned : null,

@@ -56,10 +56,12 @@ describe('transactions the ledger does not classify, or no longer counts', () =>
     db.close();
   });
 
-  it('leave out a transaction whose created_at is no timestamp: it has no day, in a full build and in an update', () => {
+  it('leave out a transaction whose created_at is no timestamp, or a zero date before 1970: it has no day, in a full build and in an update', () => {
     const { db } = freshMirror();
     storeTransaction(db, { id: 1, resource: 'activity', state: 'approved', approved: 100, createdAt: '2026-03-01T10:00:00Z' });
     storeTransaction(db, { id: 2, resource: 'activity', state: 'approved', approved: 30, createdAt: 'yesterday' });
+    // A broken source's zero date: the tables would otherwise start in year 1 (and Intl writes that year '1').
+    storeTransaction(db, { id: 8, resource: 'activity', state: 'approved', approved: 2, createdAt: '0001-01-01T00:00:00Z' });
     expect(updateLedger(db, SETTINGS, new Date('2026-03-02T12:00:00Z')).full).toBe(true);
     const customerDays = (): unknown[] => db.prepare('SELECT customer_id, day, approved_end, transactions FROM customer_points_daily ORDER BY day').all();
     const days = (): unknown[] => db.prepare('SELECT day, approved_end, transactions FROM points_ledger_daily ORDER BY day').all();
@@ -71,6 +73,8 @@ describe('transactions the ledger does not classify, or no longer counts', () =>
 
     storeTransaction(db, { id: 3, resource: 'activity', state: 'approved', approved: 5, createdAt: '2026-03-02T09:00:00Z' });
     storeTransaction(db, { id: 4, resource: 'activity', state: 'approved', approved: 7, createdAt: '2026-02-30T09:00:00Z' });
+    storeTransaction(db, { id: 5, resource: 'activity', state: 'approved', approved: 11, createdAt: '0999-12-31T12:00:00Z' });
+    storeTransaction(db, { id: 6, resource: 'activity', state: 'approved', approved: 13, createdAt: '1969-12-31T23:59:59.999Z' });
     expect(updateLedger(db, SETTINGS, new Date('2026-03-02T12:00:00Z')).full).toBe(false);
     expect(customerDays()).toEqual([
       { customer_id: 7, day: '2026-03-01', approved_end: 100, transactions: 1 },
@@ -79,6 +83,17 @@ describe('transactions the ledger does not classify, or no longer counts', () =>
     expect(days()).toEqual([
       { day: '2026-03-01', approved_end: 100, transactions: 1 },
       { day: '2026-03-02', approved_end: 105, transactions: 1 },
+    ]);
+    db.close();
+  });
+
+  it('write today\'s row when an API clock ahead of this one dates the first transactions tomorrow', () => {
+    const { db } = freshMirror();
+    storeTransaction(db, { id: 1, resource: 'activity', state: 'approved', approved: 100, createdAt: '2026-03-03T00:30:00Z' });
+    updateLedger(db, SETTINGS, new Date('2026-03-02T23:50:00Z'));
+    expect(db.prepare('SELECT day, approved_start, approved_end, transactions FROM points_ledger_daily ORDER BY day').all()).toEqual([
+      { day: '2026-03-02', approved_start: 0, approved_end: 0, transactions: 0 },
+      { day: '2026-03-03', approved_start: 0, approved_end: 100, transactions: 1 },
     ]);
     db.close();
   });

@@ -137,6 +137,12 @@ describe('report --out FILE.html, opened in headless Chromium', () => {
       .prepare("SELECT substr(day, 1, 7) AS month, sum(CAST(member_revenue AS REAL)) / sum(CAST(revenue AS REAL)) AS share FROM program_metrics_daily GROUP BY month HAVING sum(CAST(revenue AS REAL)) > 0 ORDER BY month DESC LIMIT 1")
       .get() as { month: string; share: number };
     expect(Number(figures.get(`member-revenue-share-${share.month}`))).toBeCloseTo(share.share, 12);
+    // The metrics start with the first customers, before the first transaction: the page shows every month of them, and the
+    // ledger's own last day still heads it.
+    const firstDays = db.prepare('SELECT (SELECT min(day) FROM program_metrics_daily) AS metrics, (SELECT min(day) FROM points_ledger_daily) AS ledger').get() as { metrics: string; ledger: string };
+    expect(firstDays.metrics < firstDays.ledger).toBe(true);
+    const salesMonths = db.prepare('SELECT DISTINCT substr(day, 1, 7) FROM program_metrics_daily').pluck().all() as string[];
+    expect(salesMonths.filter((month) => !figures.has(`member-revenue-share-${month}`))).toEqual([]);
     expect(figures.get('reconciliation')).toBe('defects');
     expect(figures.get('reconciliation-defects')).toBe('1');
   });

@@ -38,9 +38,10 @@ export const pointsLedgerDaily: ModelDefinition = {
       | { day: string; approved_end: number; pending_end: number }
       | undefined;
     const movementDays = [...byDay.keys()].sort();
-    // No gaps from the first transaction's day: the spine starts where the kept rows end, or at the first movement.
-    const first = before !== undefined ? from : movementDays[0];
-    if (first === undefined) return;
+    // No gaps from the first transaction's day: the spine starts where the kept rows end, or at the first movement
+    // (today, if an API clock ahead of this one dates every transaction later: today always has its row).
+    if (before === undefined && movementDays.length === 0) return;
+    const first = before !== undefined ? from : movementDays[0] < today ? movementDays[0] : today;
     const last = movementDays.length > 0 && movementDays[movementDays.length - 1] > today ? movementDays[movementDays.length - 1] : today;
     const value = ExactDecimal.parse(pointValue);
     const insert = db.prepare(

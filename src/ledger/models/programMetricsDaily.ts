@@ -1,6 +1,6 @@
 import type { Db } from '../../db/open.js';
 import { ExactDecimal } from '../exactDecimal.js';
-import { addDays, createdAtLowerBound } from '../localDay.js';
+import { addDays, createdAtLowerBound, daysBetween } from '../localDay.js';
 import { column, type ModelDefinition } from './types.js';
 
 /** The windows of the rolling figures, in days ending with the row's day. */
@@ -15,16 +15,19 @@ interface OrderRow {
   member_day: string | null;
 }
 
-/** How the program does, by day: one row per day of points_ledger_daily (which is rebuilt first). */
+/**
+ * How the program does, by day: one row per day from the first transaction's, order's or membership's day to today
+ * (points_ledger_daily, whose earned and redeemed points it sums, is rebuilt first).
+ */
 export const programMetricsDaily: ModelDefinition = {
   name: 'program_metrics_daily',
   key: ['day'],
   touchedBy: ['transactions', 'orders', 'members'],
   columns: [
-    column('day', 'date', 'a day of points_ledger_daily'),
+    column('day', 'date', "a calendar day in program.timeZone, every day from the earliest of the first transaction's, order's and enrolment's days to today"),
     column('members', 'integer', 'customers enrolled now whose enrolment (enrolled_at, else created_at) is on or before the day'),
     column('new_members', 'integer', 'of those, the ones enrolled that day'),
-    column('active_members_30d', 'integer', 'members with a transaction in the 30 days ending with the day'),
+    column('active_members_30d', 'integer', 'of the members that day, those with a transaction in the 30 days ending with it (one before their enrolment counts from their enrolment day)'),
     column('points_earned_30d', 'integer', 'points_ledger_daily.earned over the 30 days ending with the day'),
     column('points_redeemed_30d', 'integer', 'points spent on rewards over those 30 days, as a positive number (−redeemed)'),
     column('redemption_rate_30d', 'real', 'points_redeemed_30d ÷ points_earned_30d; null when nothing was earned', true),
@@ -40,19 +43,25 @@ export const programMetricsDaily: ModelDefinition = {
   ],
   rebuildFrom({ db, localDay, today }, from) {
     db.prepare('DELETE FROM program_metrics_daily WHERE day >= ?').run(from);
-    const days = (db.prepare('SELECT day, earned, redeemed FROM points_ledger_daily WHERE day >= ? ORDER BY day').all(addDays(from, 1 - ACTIVITY_WINDOW_DAYS)) as Array<{
-      day: string;
-      earned: number;
-      redeemed: number;
-    }>);
-    if (days.length === 0) return;
-    const index = new Map(days.map((row, i) => [row.day, i]));
-    const firstRow = days.findIndex((row) => row.day >= from);
-    if (firstRow === -1) return;
+    const span = metricsSpan(db, localDay, today);
+    if (span === null) return;
+    const start = from > span.first ? from : span.first;
+    if (start > span.last) return;
+    // The 30-day figures of the first row rebuilt reach back 29 days (nothing moved before the span's first day).
+    const windowStart = addDays(start, 1 - ACTIVITY_WINDOW_DAYS);
+    const days = daysBetween(windowStart > span.first ? windowStart : span.first, span.last);
+    const index = new Map(days.map((day, i) => [day, i]));
+    const firstRow = index.get(start) as number;
+    // points_ledger_daily starts at the first transaction's day: the days before it moved no points.
+    const ledger = new Map(
+      (db.prepare('SELECT day, earned, redeemed FROM points_ledger_daily WHERE day >= ?').all(days[0]) as Array<{ day: string; earned: number; redeemed: number }>).map(
+        (row) => [row.day, row],
+      ),
+    );
 
-    const members = memberCounts(db, days.map((row) => row.day));
-    const active = windowCounts(days.length, index, activeMemberDays(db, days[0].day), ACTIVITY_WINDOW_DAYS);
-    const sales = orderFigures(db, days.map((row) => row.day), index, localDay);
+    const members = memberCounts(db, days);
+    const active = activeMemberCounts(days, index, activeMemberDays(db, days[0]));
+    const sales = orderFigures(db, days, index, localDay);
     const tiers = JSON.stringify(
       Object.fromEntries(
         (db.prepare("SELECT coalesce(tier_name, '') AS tier, count(*) AS customers FROM customers WHERE _removed_at IS NULL GROUP BY tier ORDER BY tier").all() as Array<{ tier: string; customers: number }>).map(
@@ -70,14 +79,14 @@ export const programMetricsDaily: ModelDefinition = {
     let earned = 0;
     let redeemed = 0;
     for (let i = 0; i < days.length; i++) {
-      earned += days[i].earned;
-      redeemed -= days[i].redeemed;
-      if (i >= ACTIVITY_WINDOW_DAYS) {
-        earned -= days[i - ACTIVITY_WINDOW_DAYS].earned;
-        redeemed += days[i - ACTIVITY_WINDOW_DAYS].redeemed;
-      }
+      const moved = ledger.get(days[i]);
+      earned += moved?.earned ?? 0;
+      redeemed -= moved?.redeemed ?? 0;
+      const left = i >= ACTIVITY_WINDOW_DAYS ? ledger.get(days[i - ACTIVITY_WINDOW_DAYS]) : undefined;
+      earned -= left?.earned ?? 0;
+      redeemed += left?.redeemed ?? 0;
       if (i < firstRow) continue;
-      const day = days[i].day;
+      const day = days[i];
       const sale = sales.days[i];
       insert.run({
         day,
@@ -126,38 +135,43 @@ function memberCounts(db: Db, days: readonly string[]): { total: number[]; added
 }
 
 /**
- * Each member's days with a movement from `first` on, customer by customer, in day order. Read member by member
- * (CROSS JOIN keeps that order), each by the table's key from `first`: the other way round, an update would walk the
- * whole key of customer_points_daily to find the few days it rebuilds.
+ * Each member's membership day and days with a movement from `first` on, customer by customer, in day order. Read
+ * member by member (CROSS JOIN keeps that order), each by the table's key from `first`: the other way round, an update
+ * would walk the whole key of customer_points_daily to find the few days it rebuilds.
  */
-function* activeMemberDays(db: Db, first: string): Generator<[customer: number, day: string]> {
+function* activeMemberDays(db: Db, first: string): Generator<[customer: number, memberDay: string, day: string]> {
   const rows = db
     .prepare(
-      `SELECT m.customer_id, c.day FROM ledger_members AS m CROSS JOIN customer_points_daily AS c ON c.customer_id = m.customer_id AND c.day >= ?
+      `SELECT m.customer_id, m.member_day, c.day FROM ledger_members AS m CROSS JOIN customer_points_daily AS c ON c.customer_id = m.customer_id AND c.day >= ?
        ORDER BY m.customer_id, c.day`,
     )
     .raw()
-    .iterate(first) as IterableIterator<[number, string]>;
+    .iterate(first) as IterableIterator<[number, string, string]>;
   yield* rows;
 }
 
 /**
- * For each row of the days, how many customers had at least one event in the `window` days ending with it.
- * Each customer adds one over the union of [event, event + window − 1]; a difference array keeps it linear.
+ * For each of the days (consecutive), how many members had a movement in the 30 days ending with it, counting a
+ * member only from their membership day: each adds one over the union of [max(movement, membership day),
+ * movement + 29]. A difference array keeps it linear. Starting at the membership day keeps a day's count within its
+ * members, and confines a change of membership day to the days from the earlier of the old and new one, where an
+ * update rebuilds.
  */
-function windowCounts(length: number, index: ReadonlyMap<string, number>, events: Iterable<[number, string]>, window: number): number[] {
+function activeMemberCounts(days: readonly string[], index: ReadonlyMap<string, number>, events: Iterable<[number, string, string]>): number[] {
+  const length = days.length;
   const diff = new Array<number>(length + 1).fill(0);
   let customer: number | null = null;
   let coveredTo = -1;
-  for (const [who, day] of events) {
+  for (const [who, memberDay, day] of events) {
     const at = index.get(day);
     if (at === undefined) continue;
     if (who !== customer) {
       customer = who;
-      coveredTo = -1;
+      // A membership day outside the days is before the first (a member all along) or after the last (never yet).
+      coveredTo = (index.get(memberDay) ?? (memberDay < days[0] ? 0 : length)) - 1;
     }
     const start = Math.max(at, coveredTo + 1);
-    const end = Math.min(at + window - 1, length - 1);
+    const end = Math.min(at + ACTIVITY_WINDOW_DAYS - 1, length - 1);
     if (start <= end) {
       diff[start] += 1;
       diff[end + 1] -= 1;
@@ -168,6 +182,46 @@ function windowCounts(length: number, index: ReadonlyMap<string, number>, events
   let running = 0;
   for (let i = 0; i < length; i++) counts.push((running += diff[i]));
   return counts;
+}
+
+/**
+ * The days the metrics cover: from the earliest day of a transaction (points_ledger_daily's first), an order or a
+ * membership, to today, or to the latest of those when later. Null when the mirror holds none of them.
+ */
+function metricsSpan(db: Db, localDay: (timestamp: string | null) => string | null, today: string): { first: string; last: string } | null {
+  const ledger = db.prepare('SELECT (SELECT min(day) FROM points_ledger_daily) AS first, (SELECT max(day) FROM points_ledger_daily) AS last').get() as DaySpan;
+  const members = db.prepare('SELECT min(member_day) AS first, max(member_day) AS last FROM ledger_members').get() as DaySpan;
+  const spans = [ledger, members, orderSpan(db, localDay)].filter((span): span is { first: string; last: string } => span !== null && span.first !== null && span.last !== null);
+  if (spans.length === 0) return null;
+  return {
+    first: spans.reduce((min, span) => (span.first < min ? span.first : min), spans[0].first),
+    last: spans.reduce((max, span) => (span.last > max ? span.last : max), today),
+  };
+}
+
+interface DaySpan {
+  first: string | null;
+  last: string | null;
+}
+
+/**
+ * The first and last day of the orders, read by the created_at index from its two ends. A timestamp's text shows a
+ * date less than a day from its instant's UTC date (offsets are under 24 hours), so an instant earlier than the
+ * first text's is written with a date less than three days after it, and likewise at the other end: the days are
+ * computed for those few texts only.
+ */
+function orderSpan(db: Db, localDay: (timestamp: string | null) => string | null): DaySpan | null {
+  const edge = (order: 'ASC' | 'DESC'): string | undefined =>
+    db.prepare(`SELECT created_at FROM orders WHERE created_at IS NOT NULL AND _removed_at IS NULL ORDER BY created_at ${order} LIMIT 1`).pluck().get() as string | undefined;
+  const firstText = edge('ASC');
+  const lastText = edge('DESC');
+  if (firstText === undefined || lastText === undefined) return null;
+  const daysOf = (where: string, bound: string): string[] =>
+    (db.prepare(`SELECT created_at FROM orders WHERE ${where} AND _removed_at IS NULL`).pluck().all(bound) as string[]).flatMap((text) => localDay(text) ?? []);
+  const firstDays = daysOf('created_at < ?', addDays(firstText.slice(0, 10), 3));
+  const lastDays = daysOf('created_at >= ?', addDays(lastText.slice(0, 10), -2));
+  if (firstDays.length === 0 || lastDays.length === 0) return null;
+  return { first: firstDays.reduce((min, day) => (day < min ? day : min)), last: lastDays.reduce((max, day) => (day > max ? day : max)) };
 }
 
 interface DaySales {
