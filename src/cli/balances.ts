@@ -8,7 +8,9 @@ const USAGE = `Usage: loyalty-sync balances --as-of DATE [--customer ID] [--form
 
 Every customer's approved and pending points at the end of DATE (YYYY-MM-DD, a day in
 program.timeZone), from the points ledger in the mirror (customer_points_daily): each customer's
-last row on or before that day; 0 for a customer without a transaction by then.
+last row on or before that day; 0 for a customer without a transaction by then. Every customer is
+those the customers stream holds and those with a transaction; in_customers is false for one the
+customers stream holds no record of (not synced yet, or missing: verify --ledger names it).
 
 Options:
   --as-of DATE     the day, YYYY-MM-DD
@@ -17,10 +19,10 @@ Options:
   --help           show this help
 
 Reads the mirror only (it may be read-only). Exit codes: 0 printed; 1 the mirror is missing or its
-ledger was never built (run loyalty-sync sync); 2 bad usage, or a customer the mirror does not hold.
+ledger was never built (run loyalty-sync sync); 2 bad usage, or an id with neither a customer nor a transaction in the mirror.
 `;
 
-const COLUMNS = ['customer_id', 'merchant_id', 'approved', 'pending', 'last_movement_day'] as const;
+const COLUMNS = ['customer_id', 'merchant_id', 'approved', 'pending', 'last_movement_day', 'in_customers'] as const;
 
 /** Balances' flags, checked (UsageError), without I/O: run before the state is restored, and by the command. */
 export function parseBalancesArgs(argv: string[]): { help: true } | { help: false; asOf: string; format: 'csv' | 'json'; customer: number | undefined } {
@@ -55,7 +57,7 @@ export async function balancesCommand(argv: string[], ctx: CommandContext): Prom
       return EXIT_FAILED;
     }
     const rows = balancesAsOf(db, asOf, customer);
-    if (customer !== undefined && rows.length === 0) throw new UsageError(`--customer is ${customer}; the mirror holds no customer with that id.`);
+    if (customer !== undefined && rows.length === 0) throw new UsageError(`--customer is ${customer}; the mirror holds no customer and no transaction with that id.`);
     ctx.stdout.write(format === 'json' ? `${JSON.stringify({ as_of: asOf, balances: rows })}\n` : toCsv(rows));
     return EXIT_OK;
   } finally {
@@ -64,7 +66,7 @@ export async function balancesCommand(argv: string[], ctx: CommandContext): Prom
 }
 
 function toCsv(rows: readonly BalanceAsOf[]): string {
-  const field = (value: string | number | null): string => {
+  const field = (value: string | number | boolean | null): string => {
     const text = value === null ? '' : String(value);
     return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
   };

@@ -15,7 +15,8 @@ import { countInboxFiles, refusedInboxFiles, type InboxFileOutcome } from '../st
 import { renderStateStatus, stateStatus, type StateStatus } from '../state/stateStatus.js';
 import { readDeepRefreshStatus, type DeepRefreshStatus } from '../sync/deepRefreshStatus.js';
 import { lastVerify, type LastVerify } from '../verify/index.js';
-import { lastLedgerCheck, type LedgerCheckRecord } from '../ledger/ledgerChecks.js';
+import { lastLedgerCheck, ledgerVerdict, type LedgerCheckRecord } from '../ledger/ledgerChecks.js';
+import { describeDifference } from '../verify/renderReport.js';
 import { parseCommandArgs } from './args.js';
 import { readMirror, type CommandContext } from './context.js';
 import { EXIT_FAILED, EXIT_OK } from './errors.js';
@@ -136,8 +137,9 @@ function renderVerify(last: LastVerify | null): string {
 
 function renderLedgerCheck(last: LedgerCheckRecord | null): string {
   if (last === null) return 'Last ledger reconciliation\nnone yet (loyalty-sync verify --ledger)';
-  const outcome = last.defects === 0 ? 'ok' : `${last.defects} DEFECTS`;
-  const examples = last.examples.slice(0, 5).map((d) => `\n  customer ${d.customer_id} ${d.balance}: the customer shows ${d.customer}, the transactions add up to ${d.transactions}`);
+  const verdict = ledgerVerdict(last);
+  const outcome = verdict === 'defects' ? `${last.defects} DEFECTS` : verdict === 'balanced' ? 'ok' : `${verdict.toUpperCase()} (no customer compared)`;
+  const examples = last.examples.slice(0, 5).map((d) => `\n  ${describeDifference(d)}`);
   return `Last ledger reconciliation\n${last.checked_at}: ${outcome}; ${last.customers} customers, ${last.balanced} balanced, ${last.pending} pending${examples.join('')}`;
 }
 

@@ -40,8 +40,9 @@ Options:
                  with --repair: confirm a mass removal
   --ledger       only reconcile the mirror: for every customer, their transactions must add up to the
                  points_approved and points_pending the customers stream reports (no request is sent);
-                 a difference a read in flight explains is pending (the next sync brings it), any other
-                 is a defect; every verify runs this after its streams
+                 a difference a read in flight explains is pending (the next sync brings it, such as a
+                 transaction the API counts but lists only later), any other is a defect; customers known
+                 only from transactions are checked too; every verify runs this after its streams
   --json         print one JSON document instead of the table
   --help         show this help
 
@@ -104,7 +105,7 @@ export async function verifyCommand(argv: string[], ctx: CommandContext): Promis
 function verifyLedger(ctx: CommandContext, json: boolean): number {
   const db = openDatabase(ctx.config.db.path, { mustExist: true });
   try {
-    const check = reconcileAndRecord(db, new Date(), ctx.logger);
+    const check = reconcileAndRecord(db, ctx.config.sync, new Date(), ctx.logger);
     ctx.stdout.write(json ? `${JSON.stringify({ ledger: check })}\n` : renderLedgerCheck(check));
     return check.defects.length === 0 ? EXIT_OK : EXIT_FAILED;
   } finally {

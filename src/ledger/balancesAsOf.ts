@@ -8,6 +8,8 @@ export interface BalanceAsOf {
   pending: number;
   /** The day of that row; null when the customer had no transaction by then (balances 0). */
   last_movement_day: string | null;
+  /** False for a customer known only from their transactions: the customers stream holds no record of them (not synced yet, or missing). */
+  in_customers: boolean;
 }
 
 /** Whether the mirror holds a built points ledger (a mirror from before it, or never synced since, does not). */
@@ -16,16 +18,26 @@ export function ledgerBuilt(db: Db): boolean {
   return table !== undefined && db.prepare('SELECT 1 FROM ledger_state').get() !== undefined;
 }
 
-/** Every customer's balances as of the end of `day` (in program.timeZone), or one customer's; by id. */
+/**
+ * Every customer's balances as of the end of `day` (in program.timeZone), or one customer's; by id. Every customer
+ * is those the customers stream holds and those with a row in customer_points_daily, so a customer whose record is
+ * not synced (yet) still shows with the balance their transactions give.
+ */
 export function balancesAsOf(db: Db, day: string, customerId?: number): BalanceAsOf[] {
-  return db
+  const only = (column: string): string => (customerId === undefined ? '' : `AND ${column} = @customerId`);
+  const rows = db
     .prepare(
-      `SELECT c.id AS customer_id, c.merchant_id, coalesce(b.approved_end, 0) AS approved, coalesce(b.pending_end, 0) AS pending, b.day AS last_movement_day
-       FROM customers AS c
-       LEFT JOIN customer_points_daily AS b ON b.customer_id = c.id
-         AND b.day = (SELECT max(day) FROM customer_points_daily WHERE customer_id = c.id AND day <= @day)
-       WHERE c._removed_at IS NULL ${customerId === undefined ? '' : 'AND c.id = @customerId'}
-       ORDER BY c.id`,
+      `WITH ids AS (
+         SELECT id FROM customers WHERE _removed_at IS NULL ${only('id')}
+         UNION SELECT customer_id FROM customer_points_daily WHERE true ${only('customer_id')})
+       SELECT ids.id AS customer_id, c.merchant_id, coalesce(b.approved_end, 0) AS approved, coalesce(b.pending_end, 0) AS pending, b.day AS last_movement_day,
+              c.id IS NOT NULL AS in_customers
+       FROM ids
+       LEFT JOIN customers AS c ON c.id = ids.id AND c._removed_at IS NULL
+       LEFT JOIN customer_points_daily AS b ON b.customer_id = ids.id
+         AND b.day = (SELECT max(day) FROM customer_points_daily WHERE customer_id = ids.id AND day <= @day)
+       ORDER BY ids.id`,
     )
-    .all({ day, customerId }) as BalanceAsOf[];
+    .all({ day, customerId }) as Array<Omit<BalanceAsOf, 'in_customers'> & { in_customers: number }>;
+  return rows.map((row) => ({ ...row, in_customers: row.in_customers === 1 }));
 }

@@ -14,6 +14,18 @@ export interface LedgerCheckRecord {
   examples: LedgerDifference[];
 }
 
+/**
+ * A check's outcome for a person. A mirror is called balanced only when some customer was compared and none was a
+ * defect: a check of nobody (no customer at all, or every difference pending) says so instead.
+ */
+export type LedgerVerdict = 'defects' | 'balanced' | 'not reconciled' | 'nothing to reconcile';
+
+export function ledgerVerdict(counts: { customers: number; balanced: number; defects: number }): LedgerVerdict {
+  if (counts.defects > 0) return 'defects';
+  if (counts.customers === 0) return 'nothing to reconcile';
+  return counts.balanced === 0 ? 'not reconciled' : 'balanced';
+}
+
 export function recordLedgerCheck(db: Db, check: LedgerCheck, at: string): void {
   db.prepare('INSERT INTO ledger_checks (checked_at, customers, balanced, pending, defects, defects_json) VALUES (?, ?, ?, ?, ?, ?)').run(
     at,

@@ -1,13 +1,20 @@
+import type { Config } from '../config.js';
 import type { Db } from '../db/open.js';
+import { isoToMicrosNumber } from '../isoTimestamp.js';
+import { STREAMS } from '../streams/index.js';
+import { newestCreatedAt, newestUpdatedAt } from '../sync/storedFacts.js';
+import { overlapStart, updatedAtMin } from '../sync/watermarks.js';
 
 /** One balance of one customer that its transactions do not add up to. */
 export interface LedgerDifference {
   customer_id: number;
   balance: 'approved' | 'pending';
-  /** The balance the customers stream reports. */
-  customer: number;
-  /** The sum of the customer's transactions in the mirror. */
+  /** The balance the customers stream reports; null when it holds no record of the customer. */
+  customer: number | null;
+  /** The sum of the customer's transactions in the mirror that the ledger counts (those with a readable created_at). */
   transactions: number;
+  /** Present when some of the customer's transactions have a created_at that cannot be read: no ledger day holds them. */
+  undated_transactions?: number;
 }
 
 /** A difference a read in flight explains: the next sync brings what is missing, so it is not a defect (yet). */
@@ -16,70 +23,163 @@ export interface PendingDifference extends LedgerDifference {
 }
 
 export interface LedgerCheck {
+  /** Customers checked: those the customers stream holds and those with a transaction in the mirror. */
   customers: number;
   balanced: number;
   pending: PendingDifference[];
   defects: LedgerDifference[];
+  /** Transactions whose created_at cannot be read (stored NULL, the text kept in raw): they are in no ledger table. */
+  undated_transactions: number;
 }
+
+/** The sync's overlaps: they say which late-visible rows the next sync still reads. */
+export type LedgerCheckSettings = Pick<Config['sync'], 'idOverlapHours' | 'updatedAtOverlapMinutes'>;
 
 interface CustomerSums {
   id: number;
+  /** 1 when the customers stream holds a record of the customer (not marked removed). */
+  known: number;
   points_approved: number | null;
   points_pending: number | null;
+  /** The API's time of the customer's last change, the customers sync's own watermark. */
+  updated_at: string | null;
   /** When this process last stored a change of the customer (its clock). */
-  stored_at: string;
+  stored_at: string | null;
   approved: number;
   pending: number;
+  undated: number;
+  /** The points of those undated transactions, per balance. */
+  undated_approved: number;
+  undated_pending: number;
   /** When this process last stored one of the customer's transactions. */
   transactions_stored_at: string | null;
 }
 
+/** What the next sync of each stream re-reads, and when the last one began. */
+interface Reads {
+  transactionsStarted: string | null;
+  customersStarted: string | null;
+  /** The next transactions sync re-reads every id created from here on (its id overlap); null when none is stored. */
+  transactionsWindowMicros: number | null;
+  /** The next customers sync reads every customer updated from here on; null when none is stored. */
+  customersWindowMicros: number | null;
+}
+
 /**
- * For every customer the mirror holds, whether their transactions add up to the balances the customers stream
+ * For every customer, whether the transactions the ledger counts add up to the balances the customers stream
  * reports, for points_approved and points_pending each (the spec: every addition or removal of points is also a
- * transaction). A difference is pending when a read in flight explains it: the customer's record was stored after
- * the last transactions sync began (their new transactions may not be read yet), or one of their transactions was
- * stored after the last customers sync began (their record may be older than it). Both sides are this process's
- * clock (`_synced_at`, `sync_runs`), so the API's clock need not be trusted. Every other difference is a defect.
- * Reads only.
+ * transaction). The customers are those the customers stream holds and those with a transaction, so a customer
+ * missing from one side is never skipped. A transaction whose created_at cannot be read is in no ledger day, so it
+ * is not counted: the balance `balances` prints is short of it, and the difference shows here.
+ *
+ * A difference is pending when a read in flight explains it (see `inFlight`) and no undated transaction has points
+ * on that balance (no sync gives those a day); every other difference is a defect. Reads only.
  */
-export function checkLedger(db: Db): LedgerCheck {
-  // A run under way counts too: it may be storing one side right now.
-  const lastStart = (stream: string): string | null => db.prepare('SELECT max(started_at) FROM sync_runs WHERE stream = ?').pluck().get(stream) as string | null;
-  const transactionsRead = lastStart('transactions');
-  const customersRead = lastStart('customers');
+export function checkLedger(db: Db, settings: LedgerCheckSettings): LedgerCheck {
+  const reads = nextReads(db, settings);
   const rows = db
     .prepare(
-      `SELECT c.id, c.points_approved, c.points_pending, c._synced_at AS stored_at, coalesce(t.approved, 0) AS approved, coalesce(t.pending, 0) AS pending,
-              t.stored_at AS transactions_stored_at
-       FROM customers AS c LEFT JOIN (
-         SELECT customer_id, sum(points_approved) AS approved, sum(points_pending) AS pending, max(_synced_at) AS stored_at
-         FROM transactions WHERE _removed_at IS NULL GROUP BY customer_id) AS t ON t.customer_id = c.id
-       WHERE c._removed_at IS NULL ORDER BY c.id`,
+      `WITH sums AS (
+         SELECT customer_id,
+                coalesce(sum(points_approved) FILTER (WHERE created_at IS NOT NULL), 0) AS approved,
+                coalesce(sum(points_pending) FILTER (WHERE created_at IS NOT NULL), 0) AS pending,
+                count(*) FILTER (WHERE created_at IS NULL) AS undated,
+                coalesce(sum(points_approved) FILTER (WHERE created_at IS NULL), 0) AS undated_approved,
+                coalesce(sum(points_pending) FILTER (WHERE created_at IS NULL), 0) AS undated_pending,
+                max(_synced_at) AS stored_at
+         FROM transactions WHERE _removed_at IS NULL AND customer_id IS NOT NULL GROUP BY customer_id),
+       ids AS (SELECT id FROM customers WHERE _removed_at IS NULL UNION SELECT customer_id FROM sums)
+       SELECT ids.id, c.id IS NOT NULL AS known, c.points_approved, c.points_pending, c.updated_at, c._synced_at AS stored_at,
+              coalesce(s.approved, 0) AS approved, coalesce(s.pending, 0) AS pending, coalesce(s.undated, 0) AS undated,
+              coalesce(s.undated_approved, 0) AS undated_approved, coalesce(s.undated_pending, 0) AS undated_pending, s.stored_at AS transactions_stored_at
+       FROM ids
+       LEFT JOIN customers AS c ON c.id = ids.id AND c._removed_at IS NULL
+       LEFT JOIN sums AS s ON s.customer_id = ids.id
+       ORDER BY ids.id`,
     )
-    .iterate() as IterableIterator<CustomerSums>;
-  const check: LedgerCheck = { customers: 0, balanced: 0, pending: [], defects: [] };
+    .all() as CustomerSums[];
+  const check: LedgerCheck = { customers: 0, balanced: 0, pending: [], defects: [], undated_transactions: 0 };
   for (const row of rows) {
     check.customers += 1;
-    const differences: LedgerDifference[] = [];
-    if (row.points_approved !== row.approved) differences.push({ customer_id: row.id, balance: 'approved', customer: row.points_approved ?? 0, transactions: row.approved });
-    if (row.points_pending !== row.pending) differences.push({ customer_id: row.id, balance: 'pending', customer: row.points_pending ?? 0, transactions: row.pending });
+    check.undated_transactions += row.undated;
+    const differences = differencesOf(row);
     if (differences.length === 0) {
       check.balanced += 1;
       continue;
     }
-    const reason = inFlight(row, transactionsRead, customersRead);
-    if (reason === null) check.defects.push(...differences);
-    else check.pending.push(...differences.map((difference) => ({ ...difference, reason })));
+    const reason = inFlight(db, row, reads);
+    for (const difference of differences) {
+      // Points on no day stay off the ledger whatever a later sync brings: never pending.
+      const undatedPoints = difference.balance === 'approved' ? row.undated_approved : row.undated_pending;
+      if (reason === null || undatedPoints !== 0) check.defects.push(difference);
+      else check.pending.push({ ...difference, reason });
+    }
   }
   return check;
 }
 
-function inFlight(row: CustomerSums, transactionsRead: string | null, customersRead: string | null): string | null {
-  if (transactionsRead === null || customersRead === null) return 'the customers or the transactions stream has never been synced';
-  if (row.stored_at >= transactionsRead) return 'the customer changed after the last transactions sync began: the next sync reads their transactions';
-  if (row.transactions_stored_at !== null && row.transactions_stored_at >= customersRead) {
+function differencesOf(row: CustomerSums): LedgerDifference[] {
+  const undated = row.undated > 0 ? { undated_transactions: row.undated } : {};
+  const difference = (balance: LedgerDifference['balance'], customer: number | null, transactions: number): LedgerDifference => ({ customer_id: row.id, balance, customer, transactions, ...undated });
+  // Without a record there is no balance to agree with: both are named, so the customer is never counted balanced.
+  if (row.known === 0) return [difference('approved', null, row.approved), difference('pending', null, row.pending)];
+  const differences: LedgerDifference[] = [];
+  if (row.points_approved !== row.approved) differences.push(difference('approved', row.points_approved ?? 0, row.approved));
+  if (row.points_pending !== row.pending) differences.push(difference('pending', row.points_pending ?? 0, row.pending));
+  return differences;
+}
+
+function nextReads(db: Db, settings: LedgerCheckSettings): Reads {
+  // A run under way counts too: it may be storing one side right now.
+  const lastStart = (stream: string): string | null => db.prepare('SELECT max(started_at) FROM sync_runs WHERE stream = ?').pluck().get(stream) as string | null;
+  // The very bounds the sync computes for its next read (sync/plan.ts), so "the next sync brings it" is what it does.
+  const transactionsWindow = overlapStart(newestCreatedAt(db, STREAMS.transactions), settings.idOverlapHours);
+  const customersWindow = updatedAtMin(newestUpdatedAt(db, STREAMS.customers), settings.updatedAtOverlapMinutes);
+  return {
+    transactionsStarted: lastStart('transactions'),
+    customersStarted: lastStart('customers'),
+    transactionsWindowMicros: transactionsWindow === null ? null : isoToMicrosNumber(transactionsWindow),
+    customersWindowMicros: customersWindow === undefined ? null : isoToMicrosNumber(customersWindow),
+  };
+}
+
+/**
+ * Why a read in flight explains the customer's difference, or null when nothing does (a defect):
+ * - one side was stored after the last sync of the other began (this process's clock: `_synced_at`, `sync_runs`);
+ * - the customer changed (`updated_at`) inside the window the next transactions sync re-reads for late-visible ids
+ *   (sync.idOverlapHours before the newest stored transaction, the API's clock on both sides): a transaction in
+ *   their balance may not be visible yet. One that is older than the window is never read again, so the difference
+ *   stands as a defect once the mirror holds a transaction created idOverlapHours after the customer's last change;
+ * - the customers stream holds no record of the customer, and their newest transaction lies inside the window the
+ *   next customers sync reads (sync.updatedAtOverlapMinutes before the newest stored updated_at).
+ */
+function inFlight(db: Db, row: CustomerSums, reads: Reads): string | null {
+  if (reads.customersStarted === null) return 'the customers stream has never been synced: no balance to compare with';
+  if (reads.transactionsStarted === null) return 'the transactions stream has never been synced';
+  if (row.stored_at !== null && row.stored_at >= reads.transactionsStarted) return 'the customer changed after the last transactions sync began: the next sync reads their transactions';
+  if (row.transactions_stored_at !== null && row.transactions_stored_at >= reads.customersStarted) {
     return 'a transaction of the customer was stored after the last customers sync began: the next sync reads their balance';
   }
+  if (row.known === 1) {
+    const changed = row.updated_at === null ? null : isoToMicrosNumber(row.updated_at);
+    if (changed !== null && reads.transactionsWindowMicros !== null && changed >= reads.transactionsWindowMicros) {
+      return 'the customer changed within sync.idOverlapHours of the newest transaction: a transaction of theirs may not be visible yet, and the next sync re-reads that window';
+    }
+    return null;
+  }
+  const newest = newestTransactionMicros(db, row.id);
+  if (newest !== null && reads.customersWindowMicros !== null && newest >= reads.customersWindowMicros) {
+    return 'the customers stream holds no record of the customer yet, and the next customers sync reads every customer changed since their newest transaction';
+  }
   return null;
+}
+
+/** The customer's newest transaction by time (stored text in any ISO 8601 form, so not by text order). */
+function newestTransactionMicros(db: Db, customerId: number): number | null {
+  let newest: number | null = null;
+  for (const at of db.prepare('SELECT created_at FROM transactions WHERE customer_id = ? AND created_at IS NOT NULL AND _removed_at IS NULL').pluck().iterate(customerId) as IterableIterator<string>) {
+    const micros = isoToMicrosNumber(at);
+    if (micros !== null && (newest === null || micros > newest)) newest = micros;
+  }
+  return newest;
 }

@@ -1,3 +1,4 @@
+import { ledgerVerdict, type LedgerVerdict } from '../ledger/ledgerChecks.js';
 import type { ReportFigures } from './reportFigures.js';
 import { divergingBars, escapeHtml, formatInteger, lineChart } from './svgCharts.js';
 
@@ -101,17 +102,34 @@ function kpi(label: string, name: string, value: string | number, shown: string,
   return `<div class="kpi"><div class="label">${escapeHtml(label)}</div><div class="value" data-figure="${name}" data-value="${escapeHtml(String(value))}">${shown}</div><div class="sub">${note}</div></div>`;
 }
 
+/** How each verdict shows: "Balanced" only when some customer was compared (a check of nobody is grey, not green). */
+const VERDICTS: Record<LedgerVerdict, { value: string; style: string; headline: string; note: string }> = {
+  balanced: { value: 'ok', style: 'ok', headline: 'Balanced', note: '' },
+  defects: { value: 'defects', style: 'defects', headline: '', note: '' },
+  'not reconciled': {
+    value: 'not-reconciled',
+    style: 'none',
+    headline: 'Not reconciled',
+    note: ' No customer&#39;s balance could be compared yet: every difference waits for a sync (for example, the customers stream was never synced).',
+  },
+  'nothing to reconcile': { value: 'nothing', style: 'none', headline: 'Nothing to reconcile', note: ' The mirror holds no customer and no transaction.' },
+};
+
 function reconciliationSection(figures: ReportFigures): string {
   const check = figures.reconciliation;
   if (check === null) return '<section class="recon none"><h2>Reconciliation</h2><p>No reconciliation has run yet: <code>loyalty-sync verify --ledger</code> checks that every customer\'s transactions add up to their balances.</p></section>';
-  const verdict = check.defects === 0 ? 'ok' : 'defects';
+  const verdict = VERDICTS[ledgerVerdict(check)];
   const examples = check.examples
     .slice(0, 10)
-    .map((d) => `<li>customer ${d.customer_id}, ${d.balance}: the customer shows ${formatInteger(d.customer)}, the transactions add up to ${formatInteger(d.transactions)}</li>`)
+    .map((d) => {
+      const shows = d.customer === null ? 'the customers stream holds no record of them' : `the customer shows ${formatInteger(d.customer)}`;
+      return `<li>customer ${d.customer_id}, ${d.balance}: ${shows}, the transactions add up to ${formatInteger(d.transactions)}</li>`;
+    })
     .join('');
-  return `<section class="recon ${verdict}"><h2>Reconciliation</h2>
-<p data-figure="reconciliation" data-value="${verdict}"><strong>${check.defects === 0 ? 'Balanced' : `${formatInteger(check.defects)} defect(s)`}</strong> — checked ${escapeHtml(check.checked_at)}:
-<span data-figure="reconciliation-customers" data-value="${check.customers}">${formatInteger(check.customers)}</span> customers, <span data-figure="reconciliation-balanced" data-value="${check.balanced}">${formatInteger(check.balanced)}</span> balanced, ${formatInteger(check.pending)} pending (a read in flight), <span data-figure="reconciliation-defects" data-value="${check.defects}">${formatInteger(check.defects)}</span> defects.</p>
+  const headline = verdict.value === 'defects' ? `${formatInteger(check.defects)} defect(s)` : verdict.headline;
+  return `<section class="recon ${verdict.style}"><h2>Reconciliation</h2>
+<p data-figure="reconciliation" data-value="${verdict.value}"><strong>${headline}</strong> — checked ${escapeHtml(check.checked_at)}:
+<span data-figure="reconciliation-customers" data-value="${check.customers}">${formatInteger(check.customers)}</span> customers, <span data-figure="reconciliation-balanced" data-value="${check.balanced}">${formatInteger(check.balanced)}</span> balanced, ${formatInteger(check.pending)} pending (a read in flight), <span data-figure="reconciliation-defects" data-value="${check.defects}">${formatInteger(check.defects)}</span> defects.${verdict.note}</p>
 ${examples === '' ? '' : `<ul>${examples}</ul>`}</section>`;
 }
 

@@ -1,4 +1,5 @@
-import type { LedgerCheck } from '../ledger/reconcile.js';
+import { ledgerVerdict } from '../ledger/ledgerChecks.js';
+import type { LedgerCheck, LedgerDifference } from '../ledger/reconcile.js';
 import type { StreamVerifyResult, VerifyReport } from './types.js';
 
 const COUNT = new Intl.NumberFormat('en-US');
@@ -29,15 +30,28 @@ export function renderVerifyReport(report: VerifyReport): string {
   return [`${mode}, ${COUNT.format(report.requests)} requests`, line(header), ...rows.map(line), ...ids, renderLedgerCheck(report.ledger).trimEnd(), verdict, ''].join('\n');
 }
 
-/** The reconciliation: counts, then one line per defect and per pending difference. */
+/** The reconciliation: counts, what they mean when nothing could be compared, then one line per defect and per pending difference. */
 export function renderLedgerCheck(check: LedgerCheck): string {
+  const verdict = ledgerVerdict({ customers: check.customers, balanced: check.balanced, defects: check.defects.length });
   const lines = [
     `ledger: ${COUNT.format(check.customers)} customers, ${COUNT.format(check.balanced)} balanced, ${COUNT.format(check.pending.length)} pending, ${COUNT.format(check.defects.length)} defects`,
-    ...check.defects.map((d) => `  defect: customer ${d.customer_id} ${d.balance}: the customer shows ${d.customer}, the transactions add up to ${d.transactions}`),
-    ...check.pending.slice(0, PENDING_SHOWN).map((d) => `  pending: customer ${d.customer_id} ${d.balance}: ${d.customer} vs ${d.transactions} (${d.reason})`),
+    ...(verdict === 'not reconciled' ? [`  not reconciled: none of the ${COUNT.format(check.customers)} customers could be compared yet (${check.pending[0].reason})`] : []),
+    ...(verdict === 'nothing to reconcile' ? ['  nothing to reconcile: the mirror holds no customer and no transaction'] : []),
+    ...(check.undated_transactions > 0
+      ? [`  ${COUNT.format(check.undated_transactions)} transactions have a created_at that cannot be read (NULL in the mirror, the text in raw): no ledger day holds them, so their customers' balances differ`]
+      : []),
+    ...check.defects.map((d) => `  defect: ${describeDifference(d)}`),
+    ...check.pending.slice(0, PENDING_SHOWN).map((d) => `  pending: customer ${d.customer_id} ${d.balance}: ${d.customer ?? 'no record'} vs ${d.transactions} (${d.reason})`),
     ...(check.pending.length > PENDING_SHOWN ? [`  … and ${COUNT.format(check.pending.length - PENDING_SHOWN)} more pending (--json lists them all)`] : []),
   ];
   return `${lines.join('\n')}\n`;
+}
+
+/** e.g. `customer 7 approved: the customer shows 130, the transactions add up to 100`. */
+export function describeDifference(d: LedgerDifference): string {
+  const shows = d.customer === null ? 'the customers stream holds no record of the customer' : `the customer shows ${d.customer}`;
+  const undated = d.undated_transactions === undefined ? '' : ` (${d.undated_transactions} more with an unreadable created_at are in no ledger day)`;
+  return `customer ${d.customer_id} ${d.balance}: ${shows}, the transactions add up to ${d.transactions}${undated}`;
 }
 
 /** e.g. `0 of 9,500 compared missing (< 0.032% at 95%)`. */

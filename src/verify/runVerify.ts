@@ -69,7 +69,7 @@ export async function runVerify(options: VerifyOptions): Promise<VerifyReport> {
     const remaining = streams.some((stream) => stream.error !== undefined || (!options.repair && stream.defects > 0));
     // What a repair stored reaches the model tables as a sync's pages would; then the balances are reconciled.
     if (options.repair) updateLedger(db, { timeZone: config.program.timeZone, pointValue: config.ledger.pointValue }, clock());
-    const ledger = reconcileAndRecord(db, clock(), logger);
+    const ledger = reconcileAndRecord(db, config.sync, clock(), logger);
     const report: VerifyReport = { mode, requests: client.stats.requests - requestsBefore, ok: !remaining && ledger.defects.length === 0, streams, ledger };
     finishVerifyRun(db, runId, report, clock().toISOString());
     logger.info({ ok: report.ok, requests: report.requests }, 'verify finished');

@@ -56,17 +56,17 @@ describe('balances --as-of', () => {
     const csv = await runCli(['balances', '--as-of', asOf, '--customer', String(one.id)], { env, boundByFileModes: true });
     expect(csv.code, csv.stderr).toBe(0);
     const [header, line, ...rest] = csv.stdout.trimEnd().split('\n');
-    expect(header).toBe('customer_id,merchant_id,approved,pending,last_movement_day');
+    expect(header).toBe('customer_id,merchant_id,approved,pending,last_movement_day,in_customers');
     expect(rest).toEqual([]);
     const mine = expected.find((row) => row.customer_id === one.id)!;
-    expect(line).toMatch(new RegExp(`^${one.id},${one.merchant_id},${mine.approved},${mine.pending},(\\d{4}-\\d{2}-\\d{2})?$`));
+    expect(line).toMatch(new RegExp(`^${one.id},${one.merchant_id},${mine.approved},${mine.pending},(\\d{4}-\\d{2}-\\d{2})?,true$`));
 
     const badDate = await runCli(['balances', '--as-of', '2026-02-30'], { env, boundByFileModes: true });
     expect(badDate.code).toBe(2);
     expect(badDate.stderr).toContain('--as-of is "2026-02-30"; expected a calendar date written YYYY-MM-DD');
     const unknown = await runCli(['balances', '--as-of', asOf, '--customer', '99'], { env, boundByFileModes: true });
     expect(unknown.code).toBe(2);
-    expect(unknown.stderr).toContain('--customer is 99; the mirror holds no customer with that id.');
+    expect(unknown.stderr).toContain('--customer is 99; the mirror holds no customer and no transaction with that id.');
     chmodSync(dirname(path), 0o755);
   });
 });

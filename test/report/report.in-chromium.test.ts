@@ -46,6 +46,8 @@ describe('report --out FILE.html, opened in headless Chromium', () => {
     // A customer's balance moved without a transaction: the page must show the defect the reconciliation found.
     const [customer] = mirror.sim.truth('customers') as Array<{ id: number }>;
     mirror.sim.moveBalances([{ customerId: customer.id, approved: 25 }]);
+    // A defect once the program has run past sync.idOverlapHours (2) after the move: no late transaction explains it then.
+    mirror.sim.tick(3);
     await mirror.sync();
     const env = { LOYALTY_DB: mirror.path, LOYALTY_PROGRAM__TIME_ZONE: 'America/New_York', LOYALTY_LEDGER__POINT_VALUE: '0.01' };
     expect((await runCli(['verify', '--ledger'], { env })).code).toBe(1);
