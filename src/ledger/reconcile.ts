@@ -3,6 +3,7 @@ import type { Db } from '../db/open.js';
 import { isoToMicrosNumber } from '../isoTimestamp.js';
 import { STREAMS } from '../streams/index.js';
 import { newestCreatedAt, newestUpdatedAt } from '../sync/storedFacts.js';
+import { HAS_LEDGER_DAY_SQL } from './localDay.js';
 import { overlapStart, updatedAtMin } from '../sync/watermarks.js';
 
 /** One balance of one customer that its transactions do not add up to. */
@@ -11,9 +12,9 @@ export interface LedgerDifference {
   balance: 'approved' | 'pending';
   /** The balance the customers stream reports; null when it holds no record of the customer. */
   customer: number | null;
-  /** The sum of the customer's transactions in the mirror that the ledger counts (those with a readable created_at). */
+  /** The sum of the customer's transactions in the mirror that the ledger counts (those it gives a day: see HAS_LEDGER_DAY_SQL). */
   transactions: number;
-  /** Present when some of the customer's transactions have a created_at that cannot be read: no ledger day holds them. */
+  /** Present when some of the customer's transactions have no ledger day (a created_at that cannot be read, or a zero date before 1970). */
   undated_transactions?: number;
 }
 
@@ -28,7 +29,7 @@ export interface LedgerCheck {
   balanced: number;
   pending: PendingDifference[];
   defects: LedgerDifference[];
-  /** Transactions whose created_at cannot be read (stored NULL, the text kept in raw): they are in no ledger table. */
+  /** Transactions the ledger gives no day (a created_at the sync could not read, stored NULL, or one before 1970): in no ledger table. */
   undated_transactions: number;
 }
 
@@ -69,7 +70,7 @@ interface Reads {
  * For every customer, whether the transactions the ledger counts add up to the balances the customers stream
  * reports, for points_approved and points_pending each (the spec: every addition or removal of points is also a
  * transaction). The customers are those the customers stream holds and those with a transaction, so a customer
- * missing from one side is never skipped. A transaction whose created_at cannot be read is in no ledger day, so it
+ * missing from one side is never skipped. A transaction the ledger gives no day (see HAS_LEDGER_DAY_SQL) is in no table, so it
  * is not counted: the balance `balances` prints is short of it, and the difference shows here.
  *
  * A difference is pending when a read in flight explains it (see `inFlight`) and no undated transaction has points
@@ -81,11 +82,11 @@ export function checkLedger(db: Db, settings: LedgerCheckSettings): LedgerCheck 
     .prepare(
       `WITH sums AS (
          SELECT customer_id,
-                coalesce(sum(points_approved) FILTER (WHERE created_at IS NOT NULL), 0) AS approved,
-                coalesce(sum(points_pending) FILTER (WHERE created_at IS NOT NULL), 0) AS pending,
-                count(*) FILTER (WHERE created_at IS NULL) AS undated,
-                coalesce(sum(points_approved) FILTER (WHERE created_at IS NULL), 0) AS undated_approved,
-                coalesce(sum(points_pending) FILTER (WHERE created_at IS NULL), 0) AS undated_pending,
+                coalesce(sum(points_approved) FILTER (WHERE ${HAS_LEDGER_DAY_SQL}), 0) AS approved,
+                coalesce(sum(points_pending) FILTER (WHERE ${HAS_LEDGER_DAY_SQL}), 0) AS pending,
+                count(*) FILTER (WHERE NOT ${HAS_LEDGER_DAY_SQL}) AS undated,
+                coalesce(sum(points_approved) FILTER (WHERE NOT ${HAS_LEDGER_DAY_SQL}), 0) AS undated_approved,
+                coalesce(sum(points_pending) FILTER (WHERE NOT ${HAS_LEDGER_DAY_SQL}), 0) AS undated_pending,
                 max(_synced_at) AS stored_at
          FROM transactions WHERE _removed_at IS NULL AND customer_id IS NOT NULL GROUP BY customer_id),
        ids AS (SELECT id FROM customers WHERE _removed_at IS NULL UNION SELECT customer_id FROM sums)
