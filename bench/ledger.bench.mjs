@@ -4,6 +4,9 @@
 //   both, as many rows as customer_points_daily holds (there, every transaction is its own customer-day), without
 //   the zone's days, the running balances, the day index or the day's movements, then rolling it back;
 //   the update after a typical day's sync (a day's worth of new transactions) next to the full build (target <= 5%);
+//   the floor of any update: the build's connection reading a day's new transactions and writing one new row per
+//   customer of theirs into the built customer_points_daily (keyed by customer and day: each row lands at random in
+//   that key), then committing; no zone, running balances, earlier days, movements or other tables;
 //   peak memory (maxRSS of a child process running the full build) at 250k and 1M transactions (target: flat).
 // Times are the best of three rounds: on a shared machine a round can run a third slower than the next.
 // Run after `npm run build`: BENCH=ledger npm run bench, or node bench/ledger.bench.mjs
@@ -25,7 +28,10 @@ if (process.argv[2] === '--child') {
   await main();
 }
 
-/** In this process: `floor` times a build's least work; `full` builds the tables whole; `update` adds a day of transactions, then updates them. */
+/**
+ * In this process: `floor` times a build's least work; `full` builds the tables whole; `update` adds a day of
+ * transactions, then updates them; `updateFloor` adds a day of transactions, then times an update's least work.
+ */
 async function child(dbPath, mode) {
   const { openDatabase } = await import('../dist/db/open.js');
   const { updateLedger } = await import('../dist/ledger/updateLedger.js');
@@ -49,6 +55,21 @@ async function child(dbPath, mode) {
     const start = performance.now();
     rebuiltFrom = updateLedger(db, SETTINGS, new Date()).rebuiltFrom;
     ms = performance.now() - start;
+  } else if (mode === 'updateFloor') {
+    // An update's least work: the new day's rows, one per customer of its transactions, written into the table and
+    // its two indexes and committed. The day is one after every day there, so no row exists already.
+    const seq = addDay(db);
+    const lastDay = db.prepare('SELECT max(day) FROM customer_points_daily').pluck().get();
+    const day = new Date(Date.parse(`${lastDay}T00:00:00Z`) + 86_400_000).toISOString().slice(0, 10);
+    const start = performance.now();
+    db.transaction(() => {
+      db.prepare(
+        `INSERT INTO customer_points_daily (customer_id, day, approved_change, pending_change, approved_end, pending_end, transactions)
+         SELECT customer_id, ?, sum(points_approved), sum(points_pending), sum(points_approved), sum(points_pending), count(*)
+         FROM transactions WHERE _change_seq = ? GROUP BY customer_id`,
+      ).run(day, seq);
+    })();
+    ms = performance.now() - start;
   } else {
     addDay(db);
     const start = performance.now();
@@ -60,7 +81,10 @@ async function child(dbPath, mode) {
   process.stdout.write(JSON.stringify({ ms, maxRssMb: process.resourceUsage().maxRSS / 1024, rebuiltFrom, ...rows }));
 }
 
-/** A typical day's sync: the day after the newest transaction brings DAY_OF_TRANSACTIONS new ones, in one change. */
+/**
+ * A typical day's sync: the day after the newest transaction brings DAY_OF_TRANSACTIONS new ones, in one change,
+ * whose number it returns.
+ */
 function addDay(db) {
   const last = db.prepare('SELECT max(id) AS id, max(created_at) AS at FROM transactions').get();
   const seq = db.prepare('UPDATE change_counter SET value = value + 1 WHERE id = 1 RETURNING value').pluck().get();
@@ -74,6 +98,7 @@ function addDay(db) {
       insert.run(id, customer.id, customer.merchant_id, customer.email, record.points_approved, record.points_pending, record.resource, activity?.id ?? null, activity?.state ?? null, activity?.value ?? null, record.created_at, JSON.stringify(record), new Date().toISOString(), seq);
     }
   })();
+  return seq;
 }
 
 function runChild(dbPath, mode) {
@@ -120,6 +145,7 @@ async function main() {
   const floor = best(3, () => runChild(work, 'floor')).ms;
   const full = best(3, () => runChild(work, 'full'));
   const update = best(3, () => runChild(work, 'update'));
+  const updateFloor = best(3, () => runChild(work, 'updateFloor')).ms;
   const smallFull = runChild(small, 'full');
 
   const ratio = full.ms / query;
@@ -128,6 +154,7 @@ async function main() {
   console.log(`floor: the build's connection writing each customer's sums by day (as many rows as customer_points_daily, keyed by customer and day; no zone, running balances, day index or movements): ${floor.toFixed(0)} ms = ${(floor / query).toFixed(2)}x the query`);
   console.log(`full build (${full.days} days, ${full.customerDays.toLocaleString('en-US')} customer-days): ${full.ms.toFixed(0)} ms = ${ratio.toFixed(2)}x the query (target <= 3x) ${ratio <= 3 ? 'ok' : 'MISSED'}, ${(full.ms / floor).toFixed(2)}x the floor`);
   console.log(`update after a day of ${DAY_OF_TRANSACTIONS.toLocaleString('en-US')} transactions (from ${JSON.stringify(update.rebuiltFrom)}): ${update.ms.toFixed(0)} ms = ${(share * 100).toFixed(1)}% of the full build (target <= 5%) ${share <= 0.05 ? 'ok' : 'MISSED'}`);
+  console.log(`update floor: the build's connection reading a day's ${DAY_OF_TRANSACTIONS.toLocaleString('en-US')} new transactions, writing their customer-days into the built customer_points_daily and committing (no zone, running balances, earlier days or other tables): ${updateFloor.toFixed(0)} ms = ${((updateFloor / full.ms) * 100).toFixed(1)}% of the full build`);
   console.log(`peak memory of a full build: ${smallFull.maxRssMb.toFixed(0)} MB at ${SMALL.toLocaleString('en-US')}, ${full.maxRssMb.toFixed(0)} MB at ${LARGE.toLocaleString('en-US')} (${(full.maxRssMb / smallFull.maxRssMb).toFixed(2)}x; target: flat)`);
   rmSync(work, { force: true });
 }
