@@ -44,9 +44,11 @@ describe('timestamps far from today, in the Parquet snapshot and the Delta table
     db = await fillMirror(config.db.path, 5, 'tiny');
     const template = JSON.parse(db.prepare('SELECT raw FROM customers WHERE tier_id IS NOT NULL LIMIT 1').pluck().get() as string) as ApiRecord;
     const [never] = farTierCustomers(template);
-    // 31 February passes the sync's shape check (it does not count days), so the mirror holds it: no Parquet timestamp can.
+    // A mirror synced before the sync's check counted a month's days holds a 31 February as text: no Parquet timestamp can.
     const impossible = { ...never, id: notADay.id, merchant_id: 'not-a-day', loyalty_tier_membership: { ...(never.loyalty_tier_membership as object), started_at: notADay.started_at } };
     upsert(db, 'customers', [...farTierCustomers(template), impossible]);
+    expect(db.prepare('SELECT tier_started_at FROM customers WHERE id = ?').pluck().get(notADay.id)).toBeNull();
+    db.prepare('UPDATE customers SET tier_started_at = ? WHERE id = ?').run(notADay.started_at, notADay.id);
     report = await runExport({ db, config, logger, tables: ['customers'] });
   });
   afterAll(() => db.close());
