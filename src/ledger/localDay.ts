@@ -16,11 +16,12 @@ const EARLIEST_MS = 0;
 
 /**
  * Whether local_day gives a `transactions` row's created_at a day, as an SQL expression (0 or 1) that needs no
- * zone: a text of 2 January 1970 or later is after EARLIEST_MS whatever its offset, and only the few earlier ones
- * are read exactly. A created_at the sync could not read is stored NULL. The reconciliation counts what the ledger
- * counts with it.
+ * zone: a text of 2 January 1970 or later is after EARLIEST_MS whatever its offset, and only the earlier ones and
+ * those dated past the 28th are read exactly (a mirror synced before the sync's check counted a month's days may
+ * hold a 31 February). A created_at the sync could not read is stored NULL. The reconciliation counts what the
+ * ledger counts with it.
  */
-export const HAS_LEDGER_DAY_SQL = "CASE WHEN created_at >= '1970-01-02' THEN 1 WHEN iso_micros(created_at) >= 0 THEN 1 ELSE 0 END";
+export const HAS_LEDGER_DAY_SQL = "CASE WHEN created_at >= '1970-01-02' AND substr(created_at, 9, 2) <= '28' THEN 1 WHEN iso_micros(created_at) >= 0 THEN 1 ELSE 0 END";
 
 /**
  * The calendar day (`YYYY-MM-DD`) in `timeZone` of an ISO 8601 timestamp of 1970 or later, or null when the text is

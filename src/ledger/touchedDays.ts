@@ -16,12 +16,12 @@ export function touchedDays(db: Db, afterSeq: number, full: boolean): { transact
 /**
  * Brings ledger_members up to date with the customers changed since `afterSeq`, returning the earliest membership day
  * that appeared, moved or went. A member is an enrolled customer the API still has; their day is enrolled_at's
- * (created_at's when the API gives no enrolment time).
+ * (created_at's when the API gives no enrolment time, or one with no day: a 31 February an older mirror holds).
  */
 function updateMembers(db: Db, afterSeq: number): string | null {
   const changed = db
     .prepare(
-      `SELECT c.id, CASE WHEN c.enrolled = 1 AND c._removed_at IS NULL THEN local_day(coalesce(c.enrolled_at, c.created_at)) END AS day, m.member_day AS was
+      `SELECT c.id, CASE WHEN c.enrolled = 1 AND c._removed_at IS NULL THEN coalesce(local_day(c.enrolled_at), local_day(c.created_at)) END AS day, m.member_day AS was
        FROM customers AS c LEFT JOIN ledger_members AS m ON m.customer_id = c.id
        WHERE c._change_seq > ?`,
     )

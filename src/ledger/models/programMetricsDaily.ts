@@ -208,11 +208,15 @@ interface DaySpan {
  * The first and last day of the orders, read by the created_at index from its two ends. A timestamp's text shows a
  * date less than a day from its instant's UTC date (offsets are under 24 hours), so an instant earlier than the
  * first text's is written with a date less than three days after it, and likewise at the other end: the days are
- * computed for those few texts only.
+ * computed for those few texts only. The ends are the first texts with a day: an older mirror may hold a
+ * 31 February, which has none.
  */
 function orderSpan(db: Db, localDay: (timestamp: string | null) => string | null): DaySpan | null {
-  const edge = (order: 'ASC' | 'DESC'): string | undefined =>
-    db.prepare(`SELECT created_at FROM orders WHERE created_at IS NOT NULL AND _removed_at IS NULL ORDER BY created_at ${order} LIMIT 1`).pluck().get() as string | undefined;
+  const edge = (order: 'ASC' | 'DESC'): string | undefined => {
+    const texts = db.prepare(`SELECT created_at FROM orders WHERE created_at IS NOT NULL AND _removed_at IS NULL ORDER BY created_at ${order}`).pluck().iterate() as IterableIterator<string>;
+    for (const text of texts) if (localDay(text) !== null) return text;
+    return undefined;
+  };
   const firstText = edge('ASC');
   const lastText = edge('DESC');
   if (firstText === undefined || lastText === undefined) return null;
@@ -220,7 +224,6 @@ function orderSpan(db: Db, localDay: (timestamp: string | null) => string | null
     (db.prepare(`SELECT created_at FROM orders WHERE ${where} AND _removed_at IS NULL`).pluck().all(bound) as string[]).flatMap((text) => localDay(text) ?? []);
   const firstDays = daysOf('created_at < ?', addDays(firstText.slice(0, 10), 3));
   const lastDays = daysOf('created_at >= ?', addDays(lastText.slice(0, 10), -2));
-  if (firstDays.length === 0 || lastDays.length === 0) return null;
   return { first: firstDays.reduce((min, day) => (day < min ? day : min)), last: lastDays.reduce((max, day) => (day > max ? day : max)) };
 }
 
