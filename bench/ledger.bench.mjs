@@ -7,7 +7,8 @@
 //   the floor of any update: the build's connection reading a day's new transactions and writing one new row per
 //   customer of theirs into the built customer_points_daily (keyed by customer and day: each row lands at random in
 //   that key), then committing; no zone, running balances, earlier days, movements or other tables;
-//   peak memory (maxRSS of a child process running the full build) at 250k and 1M transactions (target: flat).
+//   peak memory (maxRSS of a child process running the full build) at 250k and 1M transactions (target: flat);
+//   the reconciliation verify --ledger runs (no target: its sums over every transaction, by customer).
 // Times are the best of three rounds: on a shared machine a round can run a third slower than the next.
 // Run after `npm run build`: BENCH=ledger npm run bench, or node bench/ledger.bench.mjs
 import { spawnSync } from 'node:child_process';
@@ -54,6 +55,11 @@ async function child(dbPath, mode) {
     db.prepare('DELETE FROM ledger_state').run();
     const start = performance.now();
     rebuiltFrom = updateLedger(db, SETTINGS, new Date()).rebuiltFrom;
+    ms = performance.now() - start;
+  } else if (mode === 'reconcile') {
+    const { checkLedger } = await import('../dist/ledger/reconcile.js');
+    const start = performance.now();
+    checkLedger(db, { idOverlapHours: 2, updatedAtOverlapMinutes: 10 });
     ms = performance.now() - start;
   } else if (mode === 'updateFloor') {
     // An update's least work: the new day's rows, one per customer of its transactions, written into the table and
@@ -147,6 +153,7 @@ async function main() {
   const update = best(3, () => runChild(work, 'update'));
   const updateFloor = best(3, () => runChild(work, 'updateFloor')).ms;
   const smallFull = runChild(small, 'full');
+  const reconcile = best(3, () => runChild(work, 'reconcile')).ms;
 
   const ratio = full.ms / query;
   const share = update.ms / full.ms;
@@ -156,5 +163,6 @@ async function main() {
   console.log(`update after a day of ${DAY_OF_TRANSACTIONS.toLocaleString('en-US')} transactions (from ${JSON.stringify(update.rebuiltFrom)}): ${update.ms.toFixed(0)} ms = ${(share * 100).toFixed(1)}% of the full build (target <= 5%) ${share <= 0.05 ? 'ok' : 'MISSED'}`);
   console.log(`update floor: the build's connection reading a day's ${DAY_OF_TRANSACTIONS.toLocaleString('en-US')} new transactions, writing their customer-days into the built customer_points_daily and committing (no zone, running balances, earlier days or other tables): ${updateFloor.toFixed(0)} ms = ${((updateFloor / full.ms) * 100).toFixed(1)}% of the full build`);
   console.log(`peak memory of a full build: ${smallFull.maxRssMb.toFixed(0)} MB at ${SMALL.toLocaleString('en-US')}, ${full.maxRssMb.toFixed(0)} MB at ${LARGE.toLocaleString('en-US')} (${(full.maxRssMb / smallFull.maxRssMb).toFixed(2)}x; target: flat)`);
+  console.log(`reconciliation (verify --ledger's check) over ${LARGE.toLocaleString('en-US')} transactions of 50,000 customers: ${reconcile.toFixed(0)} ms`);
   rmSync(work, { force: true });
 }

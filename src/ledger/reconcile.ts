@@ -75,6 +75,10 @@ interface Reads {
  *
  * A difference is pending when a read in flight explains it (see `inFlight`) and no undated transaction has points
  * on that balance (no sync gives those a day); every other difference is a defect. Reads only.
+ *
+ * The transactions are read in table order and sorted by customer (LIMIT -1 keeps SQLite from merging the read
+ * into the grouping): grouped by the customer_id index instead, each row is fetched at random, ten times slower on
+ * 1M transactions (8 s against 0.8), and whether a row has a day would be computed once for each sum.
  */
 export function checkLedger(db: Db, settings: LedgerCheckSettings): LedgerCheck {
   const reads = nextReads(db, settings);
@@ -82,13 +86,15 @@ export function checkLedger(db: Db, settings: LedgerCheckSettings): LedgerCheck 
     .prepare(
       `WITH sums AS (
          SELECT customer_id,
-                coalesce(sum(points_approved) FILTER (WHERE ${HAS_LEDGER_DAY_SQL}), 0) AS approved,
-                coalesce(sum(points_pending) FILTER (WHERE ${HAS_LEDGER_DAY_SQL}), 0) AS pending,
-                count(*) FILTER (WHERE NOT ${HAS_LEDGER_DAY_SQL}) AS undated,
-                coalesce(sum(points_approved) FILTER (WHERE NOT ${HAS_LEDGER_DAY_SQL}), 0) AS undated_approved,
-                coalesce(sum(points_pending) FILTER (WHERE NOT ${HAS_LEDGER_DAY_SQL}), 0) AS undated_pending,
+                coalesce(sum(points_approved) FILTER (WHERE dated), 0) AS approved,
+                coalesce(sum(points_pending) FILTER (WHERE dated), 0) AS pending,
+                count(*) FILTER (WHERE NOT dated) AS undated,
+                coalesce(sum(points_approved) FILTER (WHERE NOT dated), 0) AS undated_approved,
+                coalesce(sum(points_pending) FILTER (WHERE NOT dated), 0) AS undated_pending,
                 max(_synced_at) AS stored_at
-         FROM transactions WHERE _removed_at IS NULL AND customer_id IS NOT NULL GROUP BY customer_id),
+         FROM (SELECT customer_id, points_approved, points_pending, _synced_at, ${HAS_LEDGER_DAY_SQL} AS dated
+               FROM transactions WHERE _removed_at IS NULL AND customer_id IS NOT NULL LIMIT -1)
+         GROUP BY customer_id),
        ids AS (SELECT id FROM customers WHERE _removed_at IS NULL UNION SELECT customer_id FROM sums)
        SELECT ids.id, c.id IS NOT NULL AS known, c.points_approved, c.points_pending, c.updated_at, c._synced_at AS stored_at,
               coalesce(s.approved, 0) AS approved, coalesce(s.pending, 0) AS pending, coalesce(s.undated, 0) AS undated,
@@ -124,9 +130,12 @@ function differencesOf(row: CustomerSums): LedgerDifference[] {
   const difference = (balance: LedgerDifference['balance'], customer: number | null, transactions: number): LedgerDifference => ({ customer_id: row.id, balance, customer, transactions, ...undated });
   // Without a record there is no balance to agree with: both are named, so the customer is never counted balanced.
   if (row.known === 0) return [difference('approved', null, row.approved), difference('pending', null, row.pending)];
+  // A balance the record leaves out counts 0, as a points field a transaction leaves out does.
+  const approved = row.points_approved ?? 0;
+  const pending = row.points_pending ?? 0;
   const differences: LedgerDifference[] = [];
-  if (row.points_approved !== row.approved) differences.push(difference('approved', row.points_approved ?? 0, row.approved));
-  if (row.points_pending !== row.pending) differences.push(difference('pending', row.points_pending ?? 0, row.pending));
+  if (approved !== row.approved) differences.push(difference('approved', approved, row.approved));
+  if (pending !== row.pending) differences.push(difference('pending', pending, row.pending));
   return differences;
 }
 
