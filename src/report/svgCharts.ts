@@ -18,14 +18,14 @@ export function formatInteger(value: number): string {
   return Math.round(value).toLocaleString('en-US');
 }
 
-/** Round steps (1, 2, 5 × 10^n) covering [low, high], for the axis. */
+/** Round steps (1, 2, 5 × 10^n) covering [low, high], for the axis: the first at or below low, the last at or above high. */
 function ticks(low: number, high: number, count = 5): number[] {
   const span = high - low || 1;
   const raw = span / count;
   const magnitude = 10 ** Math.floor(Math.log10(raw));
   const step = [1, 2, 5, 10].map((m) => m * magnitude).find((candidate) => candidate >= raw) ?? raw;
   const out: number[] = [];
-  for (let value = Math.floor(low / step) * step; value <= high + step / 2; value += step) out.push(Math.round(value / step) * step);
+  for (let k = Math.floor(low / step); k <= Math.ceil(high / step); k += 1) out.push(k * step);
   return out;
 }
 
