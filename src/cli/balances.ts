@@ -15,7 +15,8 @@ customers stream holds no record of (not synced yet, or missing: verify --ledger
 Options:
   --as-of DATE     the day, YYYY-MM-DD
   --customer ID    only this customer (the service's customer id)
-  --format F       csv (default) or json
+  --format F       csv (default) or json; in CSV, a merchant_id a spreadsheet would run as a
+                   formula (= + - @ tab CR first) gets a leading ' (export.csvFormulaGuard)
   --help           show this help
 
 Reads the mirror only (it may be read-only). Exit codes: 0 printed; 1 the mirror is missing or its
@@ -58,17 +59,26 @@ export async function balancesCommand(argv: string[], ctx: CommandContext): Prom
     }
     const rows = balancesAsOf(db, asOf, customer);
     if (customer !== undefined && rows.length === 0) throw new UsageError(`--customer is ${customer}; the mirror holds no customer and no transaction with that id.`);
-    ctx.stdout.write(format === 'json' ? `${JSON.stringify({ as_of: asOf, balances: rows })}\n` : toCsv(rows));
+    ctx.stdout.write(format === 'json' ? `${JSON.stringify({ as_of: asOf, balances: rows })}\n` : toCsv(rows, ctx.config.export.csvFormulaGuard));
     return EXIT_OK;
   } finally {
     db.close();
   }
 }
 
-function toCsv(rows: readonly BalanceAsOf[]): string {
+/** What a spreadsheet runs as a formula when a cell starts with it (OWASP's list). */
+const FORMULA_START = /^[=+\-@\t\r]/;
+
+/**
+ * RFC 4180 CSV. A text cell a spreadsheet would run as a formula (a merchant_id is the API's text) gets a `'` in
+ * front, as the export's CSV files do under the same setting, export.csvFormulaGuard.
+ */
+function toCsv(rows: readonly BalanceAsOf[], formulaGuard: boolean): string {
   const field = (value: string | number | boolean | null): string => {
-    const text = value === null ? '' : String(value);
-    return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
+    if (typeof value !== 'string') return value === null ? '' : String(value);
+    const guarded = formulaGuard && FORMULA_START.test(value);
+    const text = guarded ? `'${value}` : value;
+    return guarded || /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
   };
   return [COLUMNS.join(','), ...rows.map((row) => COLUMNS.map((column) => field(row[column])).join(','))].map((line) => `${line}\n`).join('');
 }

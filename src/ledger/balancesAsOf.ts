@@ -20,8 +20,9 @@ export function ledgerBuilt(db: Db): boolean {
 
 /**
  * Every customer's balances as of the end of `day` (in program.timeZone), or one customer's; by id. Every customer
- * is those the customers stream holds and those with a row in customer_points_daily, so a customer whose record is
- * not synced (yet) still shows with the balance their transactions give.
+ * is those the customers stream holds and those with a transaction (the customers verify --ledger checks), so a
+ * customer whose record is not synced (yet) still shows with the balance their transactions give, 0 when none of
+ * them has a day.
  */
 export function balancesAsOf(db: Db, day: string, customerId?: number): BalanceAsOf[] {
   const only = (column: string): string => (customerId === undefined ? '' : `AND ${column} = @customerId`);
@@ -29,7 +30,7 @@ export function balancesAsOf(db: Db, day: string, customerId?: number): BalanceA
     .prepare(
       `WITH ids AS (
          SELECT id FROM customers WHERE _removed_at IS NULL ${only('id')}
-         UNION SELECT customer_id FROM customer_points_daily WHERE true ${only('customer_id')})
+         UNION SELECT customer_id FROM transactions WHERE customer_id IS NOT NULL AND _removed_at IS NULL ${only('customer_id')})
        SELECT ids.id AS customer_id, c.merchant_id, coalesce(b.approved_end, 0) AS approved, coalesce(b.pending_end, 0) AS pending, b.day AS last_movement_day,
               c.id IS NOT NULL AS in_customers
        FROM ids
