@@ -1,5 +1,6 @@
 import type { Db } from '../db/open.js';
 import { APPROVAL, MOVEMENT_CODES, MOVEMENT_SQL, type Movement } from './classify.js';
+import { PointsBeyondExactError } from './exactPoints.js';
 import { BEFORE_ALL_DAYS } from './localDay.js';
 
 /** What the transactions of one day did to the program's points. */
@@ -60,9 +61,11 @@ export class DayMovementsTally {
       day.approvedChange += approved;
       day.pendingChange += pending;
       day.transactions += 1;
-      if (movement === APPROVAL) day.approvedFromPending += approved;
       // An approval's points add up to nothing; a pending decline or a void lands whole in its class.
-      else day.movements[movement] += approved + pending;
+      const classSum = movement === APPROVAL ? (day.approvedFromPending += approved) : (day.movements[movement] += approved + pending);
+      if (!Number.isSafeInteger(day.approvedChange) || !Number.isSafeInteger(day.pendingChange) || !Number.isSafeInteger(classSum)) {
+        throw new PointsBeyondExactError(`the program's points moved on ${dayOf}`, Math.max(Math.abs(day.approvedChange), Math.abs(day.pendingChange), Math.abs(classSum)));
+      }
       return dayOf;
     };
     // Not deterministic: SQLite must call it once for every row read, never reuse an earlier row's answer.

@@ -1,5 +1,6 @@
 import type { Db } from '../../db/open.js';
 import { LEDGER_ROW_DAY_SQL } from '../dayMovements.js';
+import { PointsBeyondExactError } from '../exactPoints.js';
 import { BEFORE_ALL_DAYS, createdAtLowerBound, transactionsScan } from '../localDay.js';
 import { column, type ModelDefinition } from './types.js';
 
@@ -45,6 +46,15 @@ export const customerPointsDaily: ModelDefinition = {
     const bound = createdAtLowerBound(from, localDay);
     db.prepare(`INSERT INTO temp.ledger_customer_days (${COLUMNS}) ${rowsFrom(from)}`).run({ from, bound });
     movements.finish(db.prepare('SELECT count(*) FROM transactions WHERE created_at >= ?').pluck().get(bound) as number);
+    // SQLite summed these as 64-bit integers: exact, but past what every reader of the table gets exactly.
+    const beyond = db
+      .prepare(
+        `SELECT customer_id, day, max(abs(approved_change), abs(pending_change), abs(approved_end), abs(pending_end)) AS points FROM temp.ledger_customer_days
+         WHERE max(abs(approved_change), abs(pending_change), abs(approved_end), abs(pending_end)) > ${Number.MAX_SAFE_INTEGER} LIMIT 1`,
+      )
+      .safeIntegers()
+      .get() as { customer_id: bigint; day: string; points: bigint } | undefined;
+    if (beyond !== undefined) throw new PointsBeyondExactError(`customer ${beyond.customer_id}'s points on ${beyond.day}`, beyond.points);
     db.prepare(
       `DELETE FROM customer_points_daily WHERE day >= ?
          AND NOT EXISTS (SELECT 1 FROM temp.ledger_customer_days AS n WHERE n.customer_id = customer_points_daily.customer_id AND n.day = customer_points_daily.day)`,
@@ -93,11 +103,15 @@ function registerRunningBalances(db: Db): void {
       throw new Error(`customer_points_daily: customer ${customer}'s day ${day} came after ${approved.day}; the build expects day order`);
     }
     approved.day = day;
-    return (approved.end += change);
+    approved.end += change;
+    if (!Number.isSafeInteger(change) || !Number.isSafeInteger(approved.end)) throw new PointsBeyondExactError(`customer ${customer}'s approved points on ${day}`, approved.end);
+    return approved.end;
   });
   db.function('ledger_pending_end', { deterministic: false, directOnly: true }, (customer: number, change: number) => {
     if (customer !== pending.customer) Object.assign(pending, { customer, end: 0 });
-    return (pending.end += change);
+    pending.end += change;
+    if (!Number.isSafeInteger(change) || !Number.isSafeInteger(pending.end)) throw new PointsBeyondExactError(`customer ${customer}'s pending points`, pending.end);
+    return pending.end;
   });
 }
 

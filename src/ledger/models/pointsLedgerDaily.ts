@@ -1,5 +1,6 @@
 import { MOVEMENTS } from '../classify.js';
 import { ExactDecimal } from '../exactDecimal.js';
+import { PointsBeyondExactError } from '../exactPoints.js';
 import { daysBetween } from '../localDay.js';
 import { column, type ModelDefinition } from './types.js';
 
@@ -56,6 +57,9 @@ export const pointsLedgerDaily: ModelDefinition = {
       const moved = byDay.get(day);
       const approvedEnd = approved + (moved?.approvedChange ?? 0);
       const pendingEnd = pending + (moved?.pendingChange ?? 0);
+      if (!Number.isSafeInteger(approvedEnd) || !Number.isSafeInteger(pendingEnd)) {
+        throw new PointsBeyondExactError(`the program's outstanding points on ${day}`, Math.max(Math.abs(approvedEnd), Math.abs(pendingEnd)));
+      }
       const movements = Object.fromEntries(MOVEMENTS.map((movement) => [movement, moved?.movements[movement] ?? 0]));
       insert.run({
         day,

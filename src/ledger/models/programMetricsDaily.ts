@@ -1,5 +1,6 @@
 import type { Db } from '../../db/open.js';
 import { ExactDecimal } from '../exactDecimal.js';
+import { PointsBeyondExactError } from '../exactPoints.js';
 import { addDays, createdAtLowerBound, daysBetween } from '../localDay.js';
 import { column, type ModelDefinition } from './types.js';
 
@@ -85,6 +86,9 @@ export const programMetricsDaily: ModelDefinition = {
       const left = i >= ACTIVITY_WINDOW_DAYS ? ledger.get(days[i - ACTIVITY_WINDOW_DAYS]) : undefined;
       earned -= left?.earned ?? 0;
       redeemed += left?.redeemed ?? 0;
+      if (!Number.isSafeInteger(earned) || !Number.isSafeInteger(redeemed)) {
+        throw new PointsBeyondExactError(`the points earned or redeemed in the ${ACTIVITY_WINDOW_DAYS} days to ${days[i]}`, Math.max(Math.abs(earned), Math.abs(redeemed)));
+      }
       if (i < firstRow) continue;
       const day = days[i];
       const sale = sales.days[i];
