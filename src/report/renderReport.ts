@@ -62,7 +62,7 @@ export function renderReport(figures: ReportFigures, context: ReportContext): st
   const salesRows = figures.sales
     .map(
       (s) =>
-        `<tr><th scope="row">${s.month}</th><td class="num">${formatInteger(s.orders)}</td><td class="num">${formatInteger(s.memberOrders)}</td><td class="num">${money(s.revenue.toFixed(2))}</td><td class="num">${money(s.memberRevenue.toFixed(2))}</td><td class="num" data-figure="member-revenue-share-${s.month}" data-value="${s.memberRevenueShare ?? ''}">${percent(s.memberRevenueShare)}<span class="bar" style="width:${Math.round((s.memberRevenueShare ?? 0) * 80)}px"></span></td></tr>`,
+        `<tr><th scope="row">${s.month}</th><td class="num">${formatInteger(s.orders)}</td><td class="num">${formatInteger(s.memberOrders)}</td><td class="num">${money(s.revenue)}</td><td class="num">${money(s.memberRevenue)}</td><td class="num" data-figure="member-revenue-share-${s.month}" data-value="${s.memberRevenueShare ?? ''}">${percent(s.memberRevenueShare)}<span class="bar" style="width:${Math.round((s.memberRevenueShare ?? 0) * 80)}px"></span></td></tr>`,
     )
     .join('');
   const tierTotal = figures.tiers.reduce((sum, t) => sum + t.customers, 0);

@@ -1,4 +1,5 @@
 import type { Db } from '../db/open.js';
+import { ExactDecimal } from '../ledger/exactDecimal.js';
 import { lastLedgerCheck, type LedgerCheckRecord } from '../ledger/ledgerChecks.js';
 
 /** One day of points_ledger_daily as the report charts it. */
@@ -27,9 +28,9 @@ export interface MonthSales {
   month: string;
   orders: number;
   memberOrders: number;
-  /** Sums of the exact decimal texts, as SQLite adds them (REAL): for shares and display to the cent. */
-  revenue: number;
-  memberRevenue: number;
+  /** Exact sums of the days' decimal texts, as decimal text. */
+  revenue: string;
+  memberRevenue: string;
   /** memberRevenue ÷ revenue; null when revenue is not positive. */
   memberRevenueShare: number | null;
 }
@@ -59,14 +60,7 @@ export function readReportFigures(db: Db): ReportFigures {
        FROM points_ledger_daily GROUP BY month ORDER BY month`,
     )
     .all() as MonthMovements[];
-  const sales = db
-    .prepare(
-      `SELECT substr(day, 1, 7) AS month, sum(orders) AS orders, sum(member_orders) AS memberOrders,
-              sum(CAST(revenue AS REAL)) AS revenue, sum(CAST(member_revenue AS REAL)) AS memberRevenue,
-              CASE WHEN sum(CAST(revenue AS REAL)) > 0 THEN sum(CAST(member_revenue AS REAL)) / sum(CAST(revenue AS REAL)) END AS memberRevenueShare
-       FROM program_metrics_daily GROUP BY month ORDER BY month`,
-    )
-    .all() as MonthSales[];
+  const sales = monthSales(db);
   const latest = db
     .prepare(
       `SELECT day, members, active_members_30d AS activeMembers30d, points_earned_30d AS earned30d, points_redeemed_30d AS redeemed30d,
@@ -77,4 +71,31 @@ export function readReportFigures(db: Db): ReportFigures {
   const tierJson = db.prepare('SELECT customers_by_tier FROM program_metrics_daily WHERE customers_by_tier IS NOT NULL ORDER BY day DESC LIMIT 1').pluck().get() as string | undefined;
   const tiers = Object.entries(tierJson === undefined ? {} : (JSON.parse(tierJson) as Record<string, number>)).map(([tier, customers]) => ({ tier, customers }));
   return { lastDay: outstanding.at(-1)?.day ?? null, outstanding, months, sales, latest: latest ?? null, tiers, reconciliation: lastLedgerCheck(db) };
+}
+
+/**
+ * Orders and revenue by month. The money is summed exactly, in decimal, as program_metrics_daily holds it (SQLite
+ * would add it as REAL, which rounds amounts past 2^53 cents); only the share is a float.
+ */
+function monthSales(db: Db): MonthSales[] {
+  const days = db
+    .prepare('SELECT substr(day, 1, 7) AS month, orders, member_orders AS memberOrders, revenue, member_revenue AS memberRevenue FROM program_metrics_daily ORDER BY day')
+    .all() as Array<{ month: string; orders: number; memberOrders: number; revenue: string; memberRevenue: string }>;
+  const months: Array<{ month: string; orders: number; memberOrders: number; revenue: ExactDecimal; memberRevenue: ExactDecimal }> = [];
+  for (const day of days) {
+    let month = months.at(-1);
+    if (month?.month !== day.month) months.push((month = { month: day.month, orders: 0, memberOrders: 0, revenue: ExactDecimal.ZERO, memberRevenue: ExactDecimal.ZERO }));
+    month.orders += day.orders;
+    month.memberOrders += day.memberOrders;
+    month.revenue = month.revenue.plus(ExactDecimal.parse(day.revenue) ?? ExactDecimal.ZERO);
+    month.memberRevenue = month.memberRevenue.plus(ExactDecimal.parse(day.memberRevenue) ?? ExactDecimal.ZERO);
+  }
+  return months.map(({ month, orders, memberOrders, revenue, memberRevenue }) => ({
+    month,
+    orders,
+    memberOrders,
+    revenue: revenue.toString(),
+    memberRevenue: memberRevenue.toString(),
+    memberRevenueShare: revenue.isPositive() ? memberRevenue.toNumber() / revenue.toNumber() : null,
+  }));
 }
