@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { createUpserter, nextChangeSeq, type ApiRecord } from '../../src/db/upsertRecords.js';
+import type { ApiRecord } from '../../src/db/upsertRecords.js';
 import { updateLedger } from '../../src/ledger/updateLedger.js';
-import { STREAMS } from '../../src/streams/index.js';
+import { upsert } from '../export/helpers.js';
 import { runCli } from '../helpers/cli.js';
 import { freshMirror } from '../helpers/tempDir.js';
 
@@ -19,10 +19,8 @@ function transaction(id: number, customerId: number, approved: number, createdAt
 /** A mirror the sync's own upserter filled, its ledger built. */
 function mirrorWith(customers: ApiRecord[], transactions: ApiRecord[]): string {
   const { db, path } = freshMirror();
-  for (const [stream, records] of [['customers', customers], ['transactions', transactions]] as const) {
-    const upsert = createUpserter(db, STREAMS[stream]);
-    db.transaction(() => upsert(records, nextChangeSeq(db), '2026-03-03T00:00:00.000Z'))();
-  }
+  upsert(db, 'customers', customers, '2026-03-03T00:00:00.000Z');
+  upsert(db, 'transactions', transactions, '2026-03-03T00:00:00.000Z');
   updateLedger(db, { timeZone: 'UTC', pointValue: null }, new Date('2026-03-03T12:00:00Z'));
   db.close();
   return path;

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { Db } from '../../src/db/open.js';
-import { createUpserter, nextChangeSeq, type ApiRecord } from '../../src/db/upsertRecords.js';
+import type { ApiRecord } from '../../src/db/upsertRecords.js';
 import { updateLedger } from '../../src/ledger/updateLedger.js';
-import { STREAMS } from '../../src/streams/index.js';
+import { upsert } from '../export/helpers.js';
 import { freshMirror } from '../helpers/tempDir.js';
 
 const SETTINGS = { timeZone: 'UTC', pointValue: '0.01' };
@@ -15,8 +15,7 @@ function transaction(id: number, customerId: number, approved: number, createdAt
 
 /** Stores the transactions as the sync does: the sync keeps any safe integer, 2^53 − 1 included. */
 function store(db: Db, records: ApiRecord[]): void {
-  const upsert = createUpserter(db, STREAMS.transactions);
-  db.transaction(() => upsert(records, nextChangeSeq(db), '2026-03-05T00:00:00.000Z'))();
+  upsert(db, 'transactions', records, '2026-03-05T00:00:00.000Z');
 }
 
 function tables(db: Db): unknown[] {

@@ -1,9 +1,9 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { openDatabase, type Db } from '../../src/db/open.js';
-import { createUpserter, nextChangeSeq, type ApiRecord } from '../../src/db/upsertRecords.js';
+import { nextChangeSeq, type ApiRecord } from '../../src/db/upsertRecords.js';
 import { updateLedger, type LedgerSettings } from '../../src/ledger/updateLedger.js';
-import { STREAMS } from '../../src/streams/index.js';
+import { upsert } from '../export/helpers.js';
 import { freshMirror } from '../helpers/tempDir.js';
 
 /**
@@ -81,10 +81,7 @@ function run(seed: number, zone: string): { log: string[]; difference: string | 
   const transactions: ApiRecord[] = [];
   const orders: ApiRecord[] = [];
 
-  const store = (stream: 'customers' | 'transactions' | 'orders', records: ApiRecord[]): void => {
-    const upsert = createUpserter(db, STREAMS[stream]);
-    db.transaction(() => upsert(records, nextChangeSeq(db), new Date(now).toISOString()))();
-  };
+  const store = (stream: 'customers' | 'transactions' | 'orders', records: ApiRecord[]): void => upsert(db, stream, records, new Date(now).toISOString());
   const markRemoved = (table: string, id: unknown): void => {
     db.transaction(() => {
       const at = new Date(now).toISOString();

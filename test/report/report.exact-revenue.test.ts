@@ -1,9 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { createUpserter, nextChangeSeq, type ApiRecord } from '../../src/db/upsertRecords.js';
+import type { ApiRecord } from '../../src/db/upsertRecords.js';
 import { updateLedger } from '../../src/ledger/updateLedger.js';
-import { STREAMS } from '../../src/streams/index.js';
+import { upsert } from '../export/helpers.js';
 import { runCli } from '../helpers/cli.js';
 import { freshMirror } from '../helpers/tempDir.js';
 
@@ -19,10 +19,7 @@ describe('the report and revenue past what a float holds to the cent', () => {
         { id: 501, customer: null, total_paid: '0.01', total_refunded: '0.00', created_at: '2026-03-02T10:00:00.000Z', updated_at: '2026-03-02T10:00:00.000Z' },
       ],
     };
-    for (const stream of ['customers', 'transactions', 'orders'] as const) {
-      const upsert = createUpserter(db, STREAMS[stream]);
-      db.transaction(() => upsert(records[stream], nextChangeSeq(db), '2026-03-03T00:00:00.000Z'))();
-    }
+    for (const stream of ['customers', 'transactions', 'orders'] as const) upsert(db, stream, records[stream], '2026-03-03T00:00:00.000Z');
     updateLedger(db, { timeZone: 'UTC', pointValue: null }, new Date('2026-03-03T12:00:00Z'));
     expect(db.prepare("SELECT revenue, member_revenue FROM program_metrics_daily WHERE day IN ('2026-03-01', '2026-03-02') ORDER BY day").all()).toEqual([
       { revenue: '90071992547409.93', member_revenue: '90071992547409.93' },
