@@ -803,4 +803,13 @@ export default [
     replace: '    memberRevenue: memberRevenue.toNumber().toFixed(2),',
     tests: ['test/report/report.exact-revenue.test.ts'],
   },
+  // --- Issue 32 review: the ledger where it meets the rest of the system ---
+  {
+    id: 'ledger-defects-metric-only-with-verify-run',
+    promise: 'loyalty_ledger_defects is read from the mirror at start from the newest reconciliation, also one `verify --ledger` recorded without a verify run.',
+    file: 'src/runtime/worker.ts',
+    find: '      if (ledgerDefects !== null) facts.ledgerChecked(ledgerDefects);',
+    replace: '      if (ledgerDefects !== null && verified !== null) facts.ledgerChecked(ledgerDefects);',
+    tests: ['test/metrics/once.ledger-defects-from-verify-ledger.test.ts'],
+  },
 ];

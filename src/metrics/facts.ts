@@ -39,8 +39,6 @@ export interface VerifyFact {
   ok: boolean;
   /** Per stream verified: the differences the run left, by class (a repair leaves none it stored). */
   streams: ReadonlyArray<{ stream: StreamName } & Record<(typeof VERIFY_CLASSES)[number], number>>;
-  /** Balances the newest reconciliation of the points ledger found unequal to their transactions; null before any. */
-  ledgerDefects: number | null;
 }
 
 /** Where a deep-refreshed stream's deep refresh stands. */
@@ -80,6 +78,12 @@ export interface OpsFacts {
   lastSuccessesRead(fact: { syncs: ReadonlyArray<{ stream: StreamName; at: Date }>; export: Date | null }): void;
   /** The last verify that finished, read from the mirror at start and after each verify job. */
   verifyFinished(fact: VerifyFact): void;
+  /**
+   * Balances the newest reconciliation of the points ledger found unequal to their transactions, read from the
+   * mirror at start and after each verify job. Apart from verifyFinished: `verify --ledger` records a
+   * reconciliation without a verify run.
+   */
+  ledgerChecked(defects: number): void;
   /** Each deep-refreshed configured stream's deep refresh, read from the mirror at start and after each sync job. */
   deepRefreshRead(facts: readonly DeepRefreshFact[]): void;
 

@@ -175,7 +175,9 @@ export function createMetrics(known?: KnownLabelValues): Metrics {
       for (const stream of fact.streams) for (const kind of VERIFY_CLASSES) verifyDifferences.set({ stream: stream.stream, class: kind }, stream[kind]);
       verifyLastRun.set(fact.finishedAt.getTime() / 1000);
       verifyLastOk.set(fact.ok ? 1 : 0);
-      if (fact.ledgerDefects !== null) ledgerDefects.set(fact.ledgerDefects);
+    },
+    ledgerChecked(defects) {
+      ledgerDefects.set(defects);
     },
     deepRefreshRead(facts) {
       for (const { stream, lastSuccessAt, pages } of facts) {

@@ -11,7 +11,7 @@ import { pushDueJobs, summarizePush, type PushReport } from '../queue/index.js';
 import { countInboxFiles, importInbox, writeOutbox } from '../state/inbox/index.js';
 import { deepRefreshFacts } from './deepRefreshFacts.js';
 import { queueFacts } from './queueFacts.js';
-import { lastVerifyFact } from './verifyFacts.js';
+import { lastLedgerDefects, lastVerifyFact } from './verifyFacts.js';
 import { CREDENTIAL_REFUSED, describeStoppedSync, runSync, UNREACHABLE } from '../sync/index.js';
 import { runVerify } from '../verify/index.js';
 
@@ -135,6 +135,8 @@ export async function runJob(job: JobName, deps: WorkerDeps, signal?: AbortSigna
           // As the mirror records it, also when the verify failed before its report.
           const verified = deps.facts && lastVerifyFact(deps.db);
           if (verified) deps.facts?.verifyFinished(verified);
+          const ledgerDefects = deps.facts ? lastLedgerDefects(deps.db) : null;
+          if (ledgerDefects !== null) deps.facts?.ledgerChecked(ledgerDefects);
         });
         const parts = report.streams.map((s) =>
           s.error !== undefined

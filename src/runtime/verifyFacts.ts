@@ -18,7 +18,13 @@ export function lastVerifyFact(db: Db): VerifyFact | null {
       if (!run.repair) return { stream: stream.stream, pending: stream.pending.count, defect: stream.defects };
       return { stream: stream.stream, pending: stream.unsynced, defect: stream.error === undefined ? 0 : stream.extra_count };
     }),
-    // Every verify ends with one, so the newest is at least as new as this run.
-    ledgerDefects: lastLedgerCheck(db)?.defects ?? null,
   };
+}
+
+/**
+ * The newest reconciliation's defects (null before any), whether a verify or `verify --ledger` alone recorded it:
+ * every verify ends with one, so after a verify job it is that verify's.
+ */
+export function lastLedgerDefects(db: Db): number | null {
+  return lastLedgerCheck(db)?.defects ?? null;
 }

@@ -14,7 +14,7 @@ import { lastSuccessFacts } from './lastSuccessFacts.js';
 import { acquireLock } from './lock.js';
 import { queueFacts } from './queueFacts.js';
 import { installShutdown } from './shutdown.js';
-import { lastVerifyFact } from './verifyFacts.js';
+import { lastLedgerDefects, lastVerifyFact } from './verifyFacts.js';
 
 export interface WorkerOptions {
   /** Named in the lock so another process can say who holds the mirror. */
@@ -54,6 +54,8 @@ export async function withWorker<T>(
       facts.deepRefreshRead(deepRefreshFacts(db, config.sync.streams));
       const verified = lastVerifyFact(db);
       if (verified !== null) facts.verifyFinished(verified);
+      const ledgerDefects = lastLedgerDefects(db);
+      if (ledgerDefects !== null) facts.ledgerChecked(ledgerDefects);
       for (const table of STREAM_NAMES) facts.mirrorRows(table, countMirrorRows(db, table));
       facts.queueCounted(...queueFacts(db));
       if (config.state.url !== '') facts.inboxCounted(countInboxFiles(db));
