@@ -812,4 +812,12 @@ export default [
     replace: '      if (ledgerDefects !== null && verified !== null) facts.ledgerChecked(ledgerDefects);',
     tests: ['test/metrics/once.ledger-defects-from-verify-ledger.test.ts'],
   },
+  {
+    id: 'verify-line-silent-on-ledger',
+    promise: 'A verify job failed by the reconciliation alone says so on its line (once, run), not only stream rows that compared equal.',
+    file: 'src/runtime/jobs.ts',
+    find: "const verdict = report.ok ? 'no defects' : streamsFailed ? 'DEFECTS (missing/extra/stale of compared)' : 'LEDGER DEFECTS (balances unequal to the sum of their transactions)';",
+    replace: "const verdict = report.ok || streamsFailed ? (report.ok ? 'no defects' : 'DEFECTS (missing/extra/stale of compared)') : 'DEFECTS (missing/extra/stale of compared)';",
+    tests: ['test/runtime/once.verify-names-ledger-defects.test.ts'],
+  },
 ];

@@ -143,8 +143,12 @@ export async function runJob(job: JobName, deps: WorkerDeps, signal?: AbortSigna
             ? `${s.stream} failed (${s.error})`
             : `${s.stream} ${s.missing_count}/${s.extra_count}/${s.stale_count} of ${s.compared}${s.pending.count > 0 ? ` (${s.pending.count} pending)` : ''}`,
         );
+        // The reconciliation's defects fail a verify too: named here, or a run failed by them alone shows only 0/0/0.
+        const { ledger } = report;
+        parts.push(`ledger ${ledger.defects.length} defect(s) of ${ledger.customers} customers${ledger.pending.length > 0 ? ` (${ledger.pending.length} pending)` : ''}`);
+        const streamsFailed = report.streams.some((s) => s.error !== undefined || s.defects > 0);
         // Pending rows (changed upstream after the pass that re-reads them) come with the sync's next passes: only defects fail.
-        const verdict = report.ok ? 'no defects' : 'DEFECTS (missing/extra/stale of compared)';
+        const verdict = report.ok ? 'no defects' : streamsFailed ? 'DEFECTS (missing/extra/stale of compared)' : 'LEDGER DEFECTS (balances unequal to the sum of their transactions)';
         return { job, ok: report.ok, summary: `verify: ${verdict}, ${report.requests} requests; ${parts.join(', ')}` };
       }
       case 'export': {
