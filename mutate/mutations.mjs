@@ -820,4 +820,12 @@ export default [
     replace: "const verdict = report.ok || streamsFailed ? (report.ok ? 'no defects' : 'DEFECTS (missing/extra/stale of compared)') : 'DEFECTS (missing/extra/stale of compared)';",
     tests: ['test/runtime/once.verify-names-ledger-defects.test.ts'],
   },
+  {
+    id: 'ledger-failure-unnamed',
+    promise: 'A sync whose points ledger cannot be updated says why in one sentence (sync on stderr, once on its sync line), not only in a log record.',
+    file: 'src/sync/engine.ts',
+    find: '  return { runId, ok, streams: reports, ...(ledgerError === null ? {} : { ledgerError }) };',
+    replace: '  return { runId, ok, streams: reports };',
+    tests: ['test/sync/sync.ledger-failure-named.test.ts'],
+  },
 ];

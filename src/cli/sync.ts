@@ -79,6 +79,7 @@ export async function syncCommand(argv: string[], ctx: CommandContext): Promise<
   for (const stream of report.streams) {
     if (stream.status !== 'succeeded') ctx.stderr.write(`loyalty-sync: sync of ${stream.stream} ${reason(stream)}\n`);
   }
+  if (report.ledgerError !== undefined) ctx.stderr.write(`loyalty-sync: the points ledger could not be updated: ${report.ledgerError}\n`);
   return report.ok ? EXIT_OK : EXIT_FAILED;
 }
 

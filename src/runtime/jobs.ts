@@ -119,7 +119,9 @@ export async function runJob(job: JobName, deps: WorkerDeps, signal?: AbortSigna
         const parts = report.streams.map((s) =>
           s.status === 'succeeded' ? `${s.stream} +${s.inserted} ~${s.updated}${s.removed ? ` -${s.removed}` : ''}` : `${s.stream} ${s.status}${s.error ? ` (${s.error})` : ''}`,
         );
-        return { job, ok: report.ok, summary: `${job}: ${parts.join(', ')}` };
+        // Every stream may have succeeded: the ledger's failure is what failed the sync, and the line says so.
+        const ledger = report.ledgerError === undefined ? '' : `; the points ledger could not be updated: ${report.ledgerError}`;
+        return { job, ok: report.ok, summary: `${job}: ${parts.join(', ')}${ledger}` };
       }
       case 'push': {
         const report = await pushQueue(deps, signal, logger);

@@ -64,24 +64,26 @@ export async function runSync(options: SyncOptions): Promise<SyncReport> {
     await store.close().catch((error: unknown) => (storeFailure = error));
   }
   if (storeFailure !== null) logger.error({ err: storeFailure }, "the sync's storage thread did not stop cleanly");
-  const ledgerOk = bringLedgerUpToDate(options, clock(), logger);
-  const ok = storeFailure === null && ledgerOk && reports.every((report) => report.status === 'succeeded');
+  const ledgerError = bringLedgerUpToDate(options, clock(), logger);
+  const ok = storeFailure === null && ledgerError === null && reports.every((report) => report.status === 'succeeded');
   logger.info({ ok }, 'sync finished');
-  return { runId, ok, streams: reports };
+  return { runId, ok, streams: reports, ...(ledgerError === null ? {} : { ledgerError }) };
 }
 
 /**
  * The model tables follow the mirror at the end of every sync, whatever its streams' outcome: what was stored
- * is in the mirror, so it belongs in the ledger too. A failure fails the sync (its streams' rows stay stored).
+ * is in the mirror, so it belongs in the ledger too. A failure fails the sync (its streams' rows stay stored); its
+ * sentence is returned for the command's own output, where every stream may read `succeeded`. Null when it worked.
  */
-function bringLedgerUpToDate(options: SyncOptions, now: Date, logger: SyncOptions['logger']): boolean {
+function bringLedgerUpToDate(options: SyncOptions, now: Date, logger: SyncOptions['logger']): string | null {
   try {
     const update = updateLedger(options.db, { timeZone: options.config.program.timeZone, pointValue: options.config.ledger.pointValue }, now);
     logger.info({ ledger: update }, 'points ledger updated');
-    return true;
+    return null;
   } catch (error) {
-    logger.error({ err: error }, `the points ledger could not be updated: ${(error as Error).message}`);
-    return false;
+    const message = error instanceof Error ? error.message : String(error);
+    logger.error({ err: error }, `the points ledger could not be updated: ${message}`);
+    return message;
   }
 }
 

@@ -63,6 +63,8 @@ export interface SyncReport {
   runId: string;
   ok: boolean;
   streams: StreamReport[];
+  /** Why the points ledger could not be brought up to date at the sync's end (the sync then failed); absent when it was. */
+  ledgerError?: string;
 }
 
 /**
