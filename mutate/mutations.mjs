@@ -828,4 +828,13 @@ export default [
     replace: '  return { runId, ok, streams: reports };',
     tests: ['test/sync/sync.ledger-failure-named.test.ts'],
   },
+  {
+    id: 'model-export-counters-not-at-zero',
+    promise: "The export counters start at 0 for every table a scheduled export writes, the points ledger's model tables too.",
+    file: 'src/metrics/registry.ts',
+    find: '    for (const table of DEFAULT_EXPORT_TABLES) {',
+    replace: "    for (const table of DEFAULT_EXPORT_TABLES.filter((name) => !name.endsWith('_daily'))) {",
+    tests: ['test/metrics/run.metrics-at-start.test.ts'],
+    testName: 'a fresh instance',
+  },
 ];

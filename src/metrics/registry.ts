@@ -1,10 +1,11 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
-import { STREAM_NAMES, type Config, type ExportFormat, type StreamName } from '../config.js';
+import { type Config, type ExportFormat, type StreamName } from '../config.js';
 import { JOB_KINDS, JOB_STATES } from '../queue/types.js';
 import { DRIFT_KINDS } from '../drift/types.js';
 import { PUBLICATION_OUTCOMES, PUSH_OUTCOMES, SYNC_CHANGES, SYNC_OUTCOMES, VERIFY_CLASSES, type OpsFacts, type StateMetricsFacts } from './facts.js';
 import { registerStateMetrics } from './stateMetrics.js';
 import { INBOX_FILE_OUTCOMES } from '../state/inbox/inboxCounts.js';
+import { DEFAULT_EXPORT_TABLES } from '../export/schema.js';
 
 /** The metrics of one process: a registry of its own (never prom-client's global one) and the facts that feed it. */
 export interface Metrics {
@@ -121,8 +122,8 @@ export function createMetrics(known?: KnownLabelValues): Metrics {
       for (const outcome of SYNC_OUTCOMES) syncRuns.inc({ stream, outcome }, 0);
     }
     for (const kind of JOB_KINDS) for (const outcome of PUSH_OUTCOMES) pushJobs.inc({ kind, outcome }, 0);
-    // The scheduled exports write every stream table in every configured format.
-    for (const table of STREAM_NAMES) {
+    // The scheduled exports write every stream table and every model table in every configured format.
+    for (const table of DEFAULT_EXPORT_TABLES) {
       for (const format of known.formats) {
         exportRows.inc({ table, format }, 0);
         exportBytes.inc({ table, format }, 0);
