@@ -39,7 +39,7 @@ describe('the Grafana dashboard', () => {
     }
   });
 
-  it('shows rows per stream, sync lag, API status, 429s, the queue, push outcomes, export rows and bytes, publications, schema drift, memory, the last verify, the deep refresh, the state in the bucket and its write inbox', () => {
+  it('shows rows per stream, sync lag, API status, 429s, the queue, push outcomes, export rows and bytes, publications, schema drift, memory, the last verify, the deep refresh, the state in the bucket, its write inbox and the points ledger\'s reconciliation', () => {
     const queried = new Set(dashboard.panels.flatMap((panel) => (panel.targets ?? []).flatMap(({ expr }) => metricNamesIn(expr))));
     for (const family of [
       'loyalty_sync_rows_total',
@@ -61,6 +61,7 @@ describe('the Grafana dashboard', () => {
       'loyalty_state_last_save_timestamp_seconds',
       'loyalty_state_lease_skips_total',
       'loyalty_inbox_files',
+      'loyalty_ledger_defects',
     ]) {
       expect(queried.has(family), family).toBe(true);
     }
