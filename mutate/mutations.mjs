@@ -837,4 +837,22 @@ export default [
     tests: ['test/metrics/run.metrics-at-start.test.ts'],
     testName: 'a fresh instance',
   },
+  {
+    id: 'report-out-replaces-mirror',
+    promise: 'report --out refuses the mirror itself (exit 2), so writing the page never replaces the stored mirror.',
+    file: 'src/cli/reportOut.ts',
+    find: '  if (companions.includes(out) || sameAsMirror) {',
+    replace: '  if (companions.length < 0 && sameAsMirror) {',
+    tests: ['test/report/report.out-never-replaces-data.test.ts'],
+    testName: 'refuses the mirror itself',
+  },
+  {
+    id: 'report-out-replaces-device',
+    promise: 'report --out refuses a path that is not a regular file (a device, a FIFO), leaving it as it was.',
+    file: 'src/cli/reportOut.ts',
+    find: '  if (!target.isFile()) throw',
+    replace: '  if (target.isFile() && !target.isFile()) throw',
+    tests: ['test/report/report.out-never-replaces-data.test.ts'],
+    testName: 'not a regular file',
+  },
 ];

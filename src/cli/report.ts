@@ -6,6 +6,7 @@ import { readReportFigures } from '../report/reportFigures.js';
 import { parseCommandArgs } from './args.js';
 import { readMirror, type CommandContext } from './context.js';
 import { EXIT_FAILED, EXIT_OK, UsageError } from './errors.js';
+import { refuseStoredData } from './reportOut.js';
 
 const USAGE = `Usage: loyalty-sync report --out FILE.html
 
@@ -17,7 +18,8 @@ customers by tier, and the last reconciliation (verify --ledger). Every figure i
 points ledger's tables in the mirror (points_ledger_daily, program_metrics_daily, ledger_checks).
 
 Options:
-  --out FILE   where to write the page (its folder must exist); replaced whole if it exists
+  --out FILE   where to write the page (its folder must exist); replaced whole if it exists,
+               unless it is the mirror, another SQLite database or not a regular file (exit 2)
   --help       show this help
 
 Reads the mirror only (it may be read-only). Exit codes: 0 written; 1 the mirror is missing or its
@@ -50,6 +52,8 @@ export async function reportCommand(argv: string[], ctx: CommandContext): Promis
   }
   const out = resolve(args.out);
   await requireFolder(out);
+  // Before the mirror is read: the page is renamed over --out, which must not be the mirror or other stored data.
+  await refuseStoredData(out, args.out, ctx.config.db.path);
 
   const db = readMirror(ctx);
   let page: string;
