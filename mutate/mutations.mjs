@@ -855,4 +855,13 @@ export default [
     tests: ['test/report/report.out-never-replaces-data.test.ts'],
     testName: 'not a regular file',
   },
+  {
+    id: 'point-value-limit-unsaid',
+    promise: 'A ledger.pointValue with more digits than the ledger keeps is refused with a sentence that names the limit it broke.',
+    file: 'src/config.ts',
+    find: 'expected a non-negative decimal string of at most 12 digits before the point and 12 after, such as',
+    replace: 'expected a non-negative decimal string such as',
+    tests: ['test/unit/config.validation.test.ts'],
+    testName: 'point value',
+  },
 ];

@@ -306,7 +306,7 @@ function validate(config: Config, field: (key: string) => string): void {
   positive(field('health.maxExportAgeHours'), config.health.maxExportAgeHours);
   validateTimezone(config.program.timeZone, field('program.timeZone'));
   if (config.ledger.pointValue !== null && (typeof config.ledger.pointValue !== 'string' || !POINT_VALUE.test(config.ledger.pointValue))) {
-    throw new ConfigError(`${field('ledger.pointValue')} is ${describe(config.ledger.pointValue)}; expected a non-negative decimal string such as "0.01", or null.`);
+    throw new ConfigError(`${field('ledger.pointValue')} is ${describe(config.ledger.pointValue)}; expected a non-negative decimal string of at most 12 digits before the point and 12 after, such as "0.01", or null.`);
   }
   if (!(LOG_LEVELS as readonly string[]).includes(config.log.level)) {
     throw new ConfigError(`${field('log.level')} is "${config.log.level}"; expected one of ${LOG_LEVELS.join(', ')}.`);

@@ -57,6 +57,8 @@ describe('loadConfig', () => {
     ['a state URL around the export target', { state: { url: 's3://shared/loyalty' }, export: { url: 's3://shared/loyalty/exports' } }, /"state\.url".*, around the export target/],
     ['a lease on the state shorter than 30 s', { state: { leaseSeconds: 29 } }, /"state\.leaseSeconds" is 29 .*from 30 to 2147483/],
     ['a lease on the state that a request to the API would not fit in', { state: { url: 's3://bucket/state', leaseSeconds: 36 }, api: { requestTimeoutMs: 30000 } }, /"state\.leaseSeconds" is 36; expected at least 37 with api\.requestTimeoutMs 30000: a run relies on five sixths of its lease/],
+    ['a point value with more decimals than the ledger keeps', { ledger: { pointValue: '0.0000000000001' } }, /"ledger\.pointValue".*"0\.0000000000001".*at most 12 digits before the point and 12 after/],
+    ['a point value with more whole digits than the ledger keeps', { ledger: { pointValue: '1234567890123' } }, /"ledger\.pointValue".*"1234567890123".*at most 12 digits before the point and 12 after/],
     ['a response limit below 1 MiB', { api: { maxResponseBytes: 1000 } }, /"api\.maxResponseBytes" is 1000 \(a number\); expected an integer >= 1048576/],
   ];
   for (const [what, content, message] of bad) {
