@@ -864,4 +864,12 @@ export default [
     tests: ['test/unit/config.validation.test.ts'],
     testName: 'point value',
   },
+  {
+    id: 'stdout-epipe-stack-trace',
+    promise: 'A reader that stops early (balances … | head) ends the command quietly with exit 1, never with a stack trace.',
+    file: 'src/cli/stdoutClosed.ts',
+    find: "    if (error.code !== 'EPIPE' && !closed) throw error;",
+    replace: '    throw error;',
+    tests: ['test/cli/stdout.reader-stops-early.test.ts'],
+  },
 ];

@@ -7,6 +7,7 @@ import { LockBusyError } from '../runtime/lock.js';
 import { isDamagedDatabase, mirrorError } from '../db/open.js';
 import type { LeaseMode } from '../state/session.js';
 import { runWithState } from './withState.js';
+import { watchStdoutClosing } from './stdoutClosed.js';
 
 interface CommandBase {
   summary: string;
@@ -222,9 +223,10 @@ export async function main(argv: string[]): Promise<number> {
   }
 }
 
+const stdout = watchStdoutClosing(process.stdout);
 main(process.argv.slice(2)).then(
   (code) => {
-    process.exitCode = code;
+    process.exitCode = stdout.closed() && code === 0 ? EXIT_FAILED : code;
   },
   (error: unknown) => {
     process.stderr.write(`loyalty-sync: ${redact(String(error))}\n`);
