@@ -109,7 +109,7 @@ export function checkLedger(db: Db, settings: LedgerCheckSettings): LedgerCheck 
   for (const row of rows) {
     check.customers += 1;
     check.undated_transactions += row.undated;
-    const differences = differencesOf(row);
+    const differences = differencesOf(row, reads.transactionsStarted !== null);
     if (differences.length === 0) {
       check.balanced += 1;
       continue;
@@ -125,7 +125,7 @@ export function checkLedger(db: Db, settings: LedgerCheckSettings): LedgerCheck 
   return check;
 }
 
-function differencesOf(row: CustomerSums): LedgerDifference[] {
+function differencesOf(row: CustomerSums, transactionsRead: boolean): LedgerDifference[] {
   const undated = row.undated > 0 ? { undated_transactions: row.undated } : {};
   const difference = (balance: LedgerDifference['balance'], customer: number | null, transactions: number): LedgerDifference => ({ customer_id: row.id, balance, customer, transactions, ...undated });
   // Without a record there is no balance to agree with: both are named, so the customer is never counted balanced.
@@ -133,6 +133,9 @@ function differencesOf(row: CustomerSums): LedgerDifference[] {
   // A balance the record leaves out counts 0, as a points field a transaction leaves out does.
   const approved = row.points_approved ?? 0;
   const pending = row.points_pending ?? 0;
+  // Before any transactions sync, a balance of 0 only equals a sum over nothing read: it was not compared, so
+  // both are named (pending, as inFlight says why), and a check of nobody never shows as "Balanced".
+  if (!transactionsRead) return [difference('approved', approved, row.approved), difference('pending', pending, row.pending)];
   const differences: LedgerDifference[] = [];
   if (approved !== row.approved) differences.push(difference('approved', approved, row.approved));
   if (pending !== row.pending) differences.push(difference('pending', pending, row.pending));
