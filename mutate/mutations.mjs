@@ -880,4 +880,13 @@ export default [
     replace: '    const differences = differencesOf(row, true);',
     tests: ['test/ledger/verify-ledger.transactions-not-synced.test.ts'],
   },
+  {
+    id: 'read-only-mirror-unnamed',
+    promise: 'A command that cannot write a read-only mirror (verify --ledger records its result) names the mirror in its sentence.',
+    file: 'src/cli/index.ts',
+    find: '(isDamagedDatabase(error) || isReadOnlyDatabase(error))',
+    replace: '(isDamagedDatabase(error) || (isReadOnlyDatabase(error) && false))',
+    tests: ['test/cli/mirror.read-only-readable.test.ts'],
+    testName: 'verify --ledger',
+  },
 ];

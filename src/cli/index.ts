@@ -4,7 +4,7 @@ import { requireApiKey, type CommandContext } from './context.js';
 import { EXIT_FAILED, EXIT_USAGE, UsageError } from './errors.js';
 import { describeError } from '../api/errors.js';
 import { LockBusyError } from '../runtime/lock.js';
-import { isDamagedDatabase, mirrorError } from '../db/open.js';
+import { isDamagedDatabase, isReadOnlyDatabase, mirrorError } from '../db/open.js';
 import type { LeaseMode } from '../state/session.js';
 import { runWithState } from './withState.js';
 import { watchStdoutClosing } from './stdoutClosed.js';
@@ -215,8 +215,8 @@ export async function main(argv: string[]): Promise<number> {
       process.stderr.write(`loyalty-sync: ${redact(error.message)}\n`);
       return EXIT_USAGE;
     }
-    // SQLite says "database disk image is malformed" without saying which file.
-    const named = mirrorPath !== undefined && isDamagedDatabase(error) ? mirrorError(mirrorPath, error) : error;
+    // SQLite says "database disk image is malformed" or "attempt to write a readonly database" without saying which file.
+    const named = mirrorPath !== undefined && (isDamagedDatabase(error) || isReadOnlyDatabase(error)) ? mirrorError(mirrorPath, error) : error;
     process.stderr.write(`loyalty-sync: ${describeError(named)}\n`);
     if (debug && error instanceof Error && error.stack) process.stderr.write(`${redact(error.stack)}\n`);
     return EXIT_FAILED;

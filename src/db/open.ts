@@ -35,11 +35,20 @@ export function isDamagedDatabase(error: unknown): boolean {
   return typeof code === 'string' && (code === 'SQLITE_NOTADB' || code.startsWith('SQLITE_CORRUPT'));
 }
 
+/**
+ * SQLite's codes for a write to a file this process may not write: a mirror opened read-write falls back to
+ * read-only when its file is, and says so only at the first write, without naming the file.
+ */
+export function isReadOnlyDatabase(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && code.startsWith('SQLITE_READONLY');
+}
+
 /** Names the mirror in an error SQLite raised about it, which otherwise says only "database disk image is malformed". */
 export function mirrorError(path: string, error: unknown): Error {
   const message = error instanceof Error ? error.message : String(error);
   if (message.includes(mirrorName(path))) return error instanceof Error ? error : new Error(message);
-  const what = isDamagedDatabase(error) ? 'is damaged or not a SQLite database' : 'cannot be opened';
+  const what = isDamagedDatabase(error) ? 'is damaged or not a SQLite database' : isReadOnlyDatabase(error) ? 'cannot be written by this user' : 'cannot be opened';
   return new Error(`${mirrorName(path)} ${what}: ${message}.`, { cause: error });
 }
 

@@ -41,4 +41,12 @@ describe('a mirror its owner may read but not write', () => {
     expect(result.code).toBe(1);
     expect(sentences(result.stderr)).toMatch(new RegExp(`^loyalty-sync: the mirror ${path.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')} \\(db.path or LOYALTY_DB\\) cannot be opened: `));
   });
+
+  it('verify --ledger, which records its result in the mirror, says it cannot write a read-only file, naming the mirror', async () => {
+    // The folder may be written: the mirror opens, and only the write of the result fails.
+    const path = await readOnlyMirror(false);
+    const result = await runCli(['verify', '--ledger'], { env: { LOYALTY_DB: path }, boundByFileModes: true });
+    expect(result.code).toBe(1);
+    expect(sentences(result.stderr)).toMatch(new RegExp(`^loyalty-sync: the mirror ${path.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')} \\(db.path or LOYALTY_DB\\) cannot be written by this user: attempt to write a readonly database`));
+  });
 });
