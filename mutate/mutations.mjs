@@ -889,4 +889,12 @@ export default [
     tests: ['test/cli/mirror.read-only-readable.test.ts'],
     testName: 'verify --ledger',
   },
+  {
+    id: 'dashed-value-three-lines',
+    promise: 'A flag whose value starts with a dash (--customer -5) is refused in one sentence naming the flag, the value and how to give it.',
+    file: 'src/cli/args.ts',
+    find: '    if (dashed !== undefined) throw new UsageError(`${command}: ${dashed}; ${see}`);',
+    replace: '',
+    tests: ['test/cli/args.value-starting-with-dash.test.ts'],
+  },
 ];

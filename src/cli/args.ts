@@ -12,9 +12,23 @@ export function parseCommandArgs<T extends Options>(command: string, argv: strin
   try {
     return parseArgs({ args: argv, options, strict: true, allowPositionals });
   } catch (error) {
+    const see = `see "loyalty-sync ${command} --help".`;
+    const dashed = dashedValue((error as Error).message, argv);
+    if (dashed !== undefined) throw new UsageError(`${command}: ${dashed}; ${see}`);
     const message = (error as Error).message.replace(/\. To specify a positional argument.*$/s, '');
-    throw new UsageError(`${command}: ${message.replace(/\.$/, '')}; see "loyalty-sync ${command} --help".`);
+    throw new UsageError(`${command}: ${message.replace(/\.$/, '')}; ${see}`);
   }
+}
+
+/**
+ * parseArgs refuses `--customer -5` in three lines ("argument is ambiguous. Did you forget…? To specify…");
+ * one sentence says the same: the flag, the value, and how to give it.
+ */
+function dashedValue(message: string, argv: readonly string[]): string | undefined {
+  const flag = /^Option '(--[^' ]+)' argument is ambiguous/.exec(message)?.[1];
+  if (flag === undefined) return undefined;
+  const value = argv[argv.indexOf(flag) + 1] ?? '';
+  return `${flag} is ${JSON.stringify(value)}, which starts with a dash and so reads as a flag; write ${flag}=${value} to give it as the value`;
 }
 
 /** Parses a whole number flag, or says which flag was wrong and what was expected. */
