@@ -897,4 +897,12 @@ export default [
     replace: '',
     tests: ['test/cli/args.value-starting-with-dash.test.ts'],
   },
+  {
+    id: 'balances-zone-change-unsaid',
+    promise: "balances says on stderr which zone the ledger's days are in when program.timeZone changed since its last build.",
+    file: 'src/cli/balances.ts',
+    find: '    if (builtZone !== ctx.config.program.timeZone) {',
+    replace: '    if (builtZone === "never") {',
+    tests: ['test/ledger/balances.built-zone.test.ts'],
+  },
 ];

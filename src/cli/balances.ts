@@ -7,10 +7,12 @@ import { EXIT_FAILED, EXIT_OK, UsageError } from './errors.js';
 const USAGE = `Usage: loyalty-sync balances --as-of DATE [--customer ID] [--format csv|json]
 
 Every customer's approved and pending points at the end of DATE (YYYY-MM-DD, a day in
-program.timeZone), from the points ledger in the mirror (customer_points_daily): each customer's
-last row on or before that day; 0 for a customer without a transaction by then. Every customer is
-those the customers stream holds and those with a transaction; in_customers is false for one the
-customers stream holds no record of (not synced yet, or missing: verify --ledger names it).
+program.timeZone as the last sync built the ledger with it: after the config changed it, stderr
+names the zone the days are in until the next sync rebuilds them), from the points ledger in the
+mirror (customer_points_daily): each customer's last row on or before that day; 0 for a
+customer without a transaction by then. Every customer is those the customers stream holds and
+those with a transaction; in_customers is false for one the customers stream holds no record of
+(not synced yet, or missing: verify --ledger names it).
 
 Options:
   --as-of DATE     the day, YYYY-MM-DD
@@ -56,6 +58,11 @@ export async function balancesCommand(argv: string[], ctx: CommandContext): Prom
     if (!ledgerBuilt(db)) {
       ctx.stderr.write(`The mirror ${ctx.config.db.path} holds no points ledger yet; run loyalty-sync sync to build it.\n`);
       return EXIT_FAILED;
+    }
+    // --as-of is a day of the zone the tables were built in, which the config may have changed since the last sync.
+    const builtZone = db.prepare('SELECT time_zone FROM ledger_state WHERE id = 1').pluck().get() as string;
+    if (builtZone !== ctx.config.program.timeZone) {
+      ctx.stderr.write(`note: the points ledger's days are in ${builtZone}, the zone of its last build, not program.timeZone ${ctx.config.program.timeZone}: --as-of ${asOf} is a day in ${builtZone} until the next sync rebuilds the ledger.\n`);
     }
     const rows = balancesAsOf(db, asOf, customer);
     if (customer !== undefined && rows.length === 0) throw new UsageError(`--customer is ${customer}; the mirror holds no customer and no transaction with that id.`);
