@@ -905,4 +905,12 @@ export default [
     replace: '    if (builtZone === "never") {',
     tests: ['test/ledger/balances.built-zone.test.ts'],
   },
+  {
+    id: 'balances-after-ledger-end-unsaid',
+    promise: 'balances as of a day after the ledger ends says on stderr that the ledger ends earlier, since later movements are unknown.',
+    file: 'src/cli/balances.ts',
+    find: '    if (asOf > built.lastDay) {',
+    replace: '    if (asOf < "0") {',
+    tests: ['test/ledger/balances.after-ledger-ends.test.ts'],
+  },
 ];

@@ -10,9 +10,10 @@ Every customer's approved and pending points at the end of DATE (YYYY-MM-DD, a d
 program.timeZone as the last sync built the ledger with it: after the config changed it, stderr
 names the zone the days are in until the next sync rebuilds them), from the points ledger in the
 mirror (customer_points_daily): each customer's last row on or before that day; 0 for a
-customer without a transaction by then. Every customer is those the customers stream holds and
-those with a transaction; in_customers is false for one the customers stream holds no record of
-(not synced yet, or missing: verify --ledger names it).
+customer without a transaction by then. A DATE after the ledger's last day (the day of the last
+sync) prints the balances at its end, and stderr says so. Every customer is those the customers
+stream holds and those with a transaction; in_customers is false for one the customers stream
+holds no record of (not synced yet, or missing: verify --ledger names it).
 
 Options:
   --as-of DATE     the day, YYYY-MM-DD
@@ -60,9 +61,14 @@ export async function balancesCommand(argv: string[], ctx: CommandContext): Prom
       return EXIT_FAILED;
     }
     // --as-of is a day of the zone the tables were built in, which the config may have changed since the last sync.
-    const builtZone = db.prepare('SELECT time_zone FROM ledger_state WHERE id = 1').pluck().get() as string;
+    const built = db.prepare('SELECT time_zone AS zone, last_day AS lastDay FROM ledger_state WHERE id = 1').get() as { zone: string; lastDay: string };
+    const builtZone = built.zone;
     if (builtZone !== ctx.config.program.timeZone) {
       ctx.stderr.write(`note: the points ledger's days are in ${builtZone}, the zone of its last build, not program.timeZone ${ctx.config.program.timeZone}: --as-of ${asOf} is a day in ${builtZone} until the next sync rebuilds the ledger.\n`);
+    }
+    // The mirror knows no movement after its last build (today then): later days repeat its end, which may be short.
+    if (asOf > built.lastDay) {
+      ctx.stderr.write(`note: the points ledger ends on ${built.lastDay} (its last build): the balances as of ${asOf} are those at its end, without any movement since; run loyalty-sync sync to bring it up to date.\n`);
     }
     const rows = balancesAsOf(db, asOf, customer);
     if (customer !== undefined && rows.length === 0) throw new UsageError(`--customer is ${customer}; the mirror holds no customer and no transaction with that id.`);
