@@ -913,4 +913,12 @@ export default [
     replace: '    if (asOf < "0") {',
     tests: ['test/ledger/balances.after-ledger-ends.test.ts'],
   },
+  {
+    id: 'report-latest-is-last-row',
+    promise: "The report's 30-day redemption rate and members are those of the build's today, not of a later day an order or transaction is dated.",
+    file: 'src/report/reportFigures.ts',
+    find: "FROM program_metrics_daily WHERE day <= coalesce((SELECT last_day FROM ledger_state WHERE id = 1), '9999-12-31') ORDER BY day DESC LIMIT 1`,",
+    replace: 'FROM program_metrics_daily ORDER BY day DESC LIMIT 1`,',
+    tests: ['test/report/report.future-dated-order.test.ts'],
+  },
 ];

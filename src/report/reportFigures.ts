@@ -42,7 +42,7 @@ export interface ReportFigures {
   outstanding: OutstandingDay[];
   months: MonthMovements[];
   sales: MonthSales[];
-  /** program_metrics_daily's last row: the 30-day redemption figures and the members. */
+  /** program_metrics_daily's row of the build's today (ledger_state.last_day), or its last before: the 30-day redemption figures and the members. */
   latest: { day: string; members: number; activeMembers30d: number; earned30d: number; redeemed30d: number; redemptionRate30d: number | null } | null;
   /** Customers per tier name (today's row of program_metrics_daily); empty when none. */
   tiers: Array<{ tier: string; customers: number }>;
@@ -61,11 +61,13 @@ export function readReportFigures(db: Db): ReportFigures {
     )
     .all() as MonthMovements[];
   const sales = monthSales(db);
+  // The build's today, not the table's last row: an order, transaction or enrolment dated later (a wrong import, an
+  // API clock ahead) extends the table past today, and 30 days ending on such a day leave out what moved so far.
   const latest = db
     .prepare(
       `SELECT day, members, active_members_30d AS activeMembers30d, points_earned_30d AS earned30d, points_redeemed_30d AS redeemed30d,
               redemption_rate_30d AS redemptionRate30d
-       FROM program_metrics_daily ORDER BY day DESC LIMIT 1`,
+       FROM program_metrics_daily WHERE day <= coalesce((SELECT last_day FROM ledger_state WHERE id = 1), '9999-12-31') ORDER BY day DESC LIMIT 1`,
     )
     .get() as ReportFigures['latest'] | undefined;
   const tierJson = db.prepare('SELECT customers_by_tier FROM program_metrics_daily WHERE customers_by_tier IS NOT NULL ORDER BY day DESC LIMIT 1').pluck().get() as string | undefined;
