@@ -921,4 +921,12 @@ export default [
     replace: 'FROM program_metrics_daily ORDER BY day DESC LIMIT 1`,',
     tests: ['test/report/report.future-dated-order.test.ts'],
   },
+  {
+    id: 'ledger-unattributed-unchecked',
+    promise: "verify --ledger names the points of transactions that name no customer as a defect: points_ledger_daily counts them and no balance does.",
+    file: 'src/ledger/reconcile.ts',
+    find: '    if (points !== 0) check.defects.push({ customer_id: null, balance, customer: null, transactions: points });',
+    replace: '    if (points !== points) check.defects.push({ customer_id: null, balance, customer: null, transactions: points });',
+    tests: ['test/ledger/verify-ledger.transactions-without-customer.test.ts'],
+  },
 ];

@@ -8,7 +8,8 @@ import { overlapStart, updatedAtMin } from '../sync/watermarks.js';
 
 /** One balance of one customer that its transactions do not add up to. */
 export interface LedgerDifference {
-  customer_id: number;
+  /** Null for the transactions that name no customer (see LedgerCheck.unattributed_transactions). */
+  customer_id: number | null;
   balance: 'approved' | 'pending';
   /** The balance the customers stream reports; null when it holds no record of the customer. */
   customer: number | null;
@@ -20,6 +21,8 @@ export interface LedgerDifference {
 
 /** A difference a read in flight explains: the next sync brings what is missing, so it is not a defect (yet). */
 export interface PendingDifference extends LedgerDifference {
+  /** Always a customer's: points that name no customer are never pending. */
+  customer_id: number;
   reason: string;
 }
 
@@ -31,6 +34,11 @@ export interface LedgerCheck {
   defects: LedgerDifference[];
   /** Transactions the ledger gives no day (a created_at the sync could not read, stored NULL, or one before 1970): in no ledger table. */
   undated_transactions: number;
+  /**
+   * Transactions the ledger counts that name no customer (`customer: null`, as a deleted customer's may come, or an
+   * id that is no integer): points_ledger_daily holds their points and no customer's balance does.
+   */
+  unattributed_transactions: number;
 }
 
 /** The sync's overlaps: they say which late-visible rows the next sync still reads. */
@@ -105,7 +113,14 @@ export function checkLedger(db: Db, settings: LedgerCheckSettings): LedgerCheck 
        ORDER BY ids.id`,
     )
     .all() as CustomerSums[];
-  const check: LedgerCheck = { customers: 0, balanced: 0, pending: [], defects: [], undated_transactions: 0 };
+  const check: LedgerCheck = { customers: 0, balanced: 0, pending: [], defects: [], undated_transactions: 0, unattributed_transactions: 0 };
+  // First, so that a recorded check, which keeps the first defects, always names them.
+  const unattributed = unattributedSums(db);
+  check.unattributed_transactions = unattributed.count;
+  for (const [balance, points] of [['approved', unattributed.approved], ['pending', unattributed.pending]] as const) {
+    // No sync gives an immutable transaction a customer later: never pending.
+    if (points !== 0) check.defects.push({ customer_id: null, balance, customer: null, transactions: points });
+  }
   for (const row of rows) {
     check.customers += 1;
     check.undated_transactions += row.undated;
@@ -125,9 +140,26 @@ export function checkLedger(db: Db, settings: LedgerCheckSettings): LedgerCheck 
   return check;
 }
 
-function differencesOf(row: CustomerSums, transactionsRead: boolean): LedgerDifference[] {
+/**
+ * The transactions with no customer id that the ledger counts (a day of 1970 or later), and their points: the
+ * difference between points_ledger_daily's outstanding points and the sum of every customer's balance. By the
+ * customer_id index, which holds the NULLs together.
+ */
+function unattributedSums(db: Db): { count: number; approved: number; pending: number } {
+  return db
+    .prepare(
+      `SELECT count(*) AS count, coalesce(sum(points_approved), 0) AS approved, coalesce(sum(points_pending), 0) AS pending
+       FROM transactions WHERE customer_id IS NULL AND _removed_at IS NULL AND (${HAS_LEDGER_DAY_SQL}) = 1`,
+    )
+    .get() as { count: number; approved: number; pending: number };
+}
+
+/** A difference of one customer's balance (the other kind names no customer). */
+type CustomerDifference = LedgerDifference & { customer_id: number };
+
+function differencesOf(row: CustomerSums, transactionsRead: boolean): CustomerDifference[] {
   const undated = row.undated > 0 ? { undated_transactions: row.undated } : {};
-  const difference = (balance: LedgerDifference['balance'], customer: number | null, transactions: number): LedgerDifference => ({ customer_id: row.id, balance, customer, transactions, ...undated });
+  const difference = (balance: LedgerDifference['balance'], customer: number | null, transactions: number): CustomerDifference => ({ customer_id: row.id, balance, customer, transactions, ...undated });
   // Without a record there is no balance to agree with: both are named, so the customer is never counted balanced.
   if (row.known === 0) return [difference('approved', null, row.approved), difference('pending', null, row.pending)];
   // A balance the record leaves out counts 0, as a points field a transaction leaves out does.
@@ -136,7 +168,7 @@ function differencesOf(row: CustomerSums, transactionsRead: boolean): LedgerDiff
   // Before any transactions sync, a balance of 0 only equals a sum over nothing read: it was not compared, so
   // both are named (pending, as inFlight says why), and a check of nobody never shows as "Balanced".
   if (!transactionsRead) return [difference('approved', approved, row.approved), difference('pending', pending, row.pending)];
-  const differences: LedgerDifference[] = [];
+  const differences: CustomerDifference[] = [];
   if (approved !== row.approved) differences.push(difference('approved', approved, row.approved));
   if (pending !== row.pending) differences.push(difference('pending', pending, row.pending));
   return differences;

@@ -10,7 +10,7 @@ const UNDATED = "transactions with a created_at that cannot be read are in no le
 export function reconcileAndRecord(db: Db, settings: LedgerCheckSettings, now: Date, logger: Logger): LedgerCheck {
   const check = checkLedger(db, settings);
   recordLedgerCheck(db, check, now.toISOString());
-  const summary = { customers: check.customers, balanced: check.balanced, pending: check.pending.length, defects: check.defects.length, undated_transactions: check.undated_transactions };
+  const summary = { customers: check.customers, balanced: check.balanced, pending: check.pending.length, defects: check.defects.length, undated_transactions: check.undated_transactions, unattributed_transactions: check.unattributed_transactions };
   const verdict = ledgerVerdict(summary);
   if (verdict === 'defects') logger.warn({ ledger: summary, examples: check.defects.slice(0, 5) }, `${check.defects.length} balances do not equal the sum of their customer's transactions`);
   else if (verdict === 'not reconciled') logger.warn({ ledger: summary, reason: check.pending[0]?.reason }, `no customer's balance could be compared yet: all ${check.customers} are pending`);

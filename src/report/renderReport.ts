@@ -122,6 +122,7 @@ function reconciliationSection(figures: ReportFigures): string {
   const examples = check.examples
     .slice(0, 10)
     .map((d) => {
+      if (d.customer_id === null) return `<li>no customer, ${d.balance}: transactions that name no customer add up to ${formatInteger(d.transactions)}, counted in the outstanding points and in no balance</li>`;
       const shows = d.customer === null ? 'the customers stream holds no record of them' : `the customer shows ${formatInteger(d.customer)}`;
       return `<li>customer ${d.customer_id}, ${d.balance}: ${shows}, the transactions add up to ${formatInteger(d.transactions)}</li>`;
     })

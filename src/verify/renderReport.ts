@@ -40,6 +40,9 @@ export function renderLedgerCheck(check: LedgerCheck): string {
     ...(check.undated_transactions > 0
       ? [`  ${COUNT.format(check.undated_transactions)} transactions have a created_at that cannot be read (NULL in the mirror, the text in raw): no ledger day holds them, so their customers' balances differ`]
       : []),
+    ...(check.unattributed_transactions > 0
+      ? [`  ${COUNT.format(check.unattributed_transactions)} transactions name no customer: points_ledger_daily counts their points, no customer's balance does`]
+      : []),
     ...check.defects.map((d) => `  defect: ${describeDifference(d)}`),
     ...check.pending.slice(0, PENDING_SHOWN).map((d) => `  pending: customer ${d.customer_id} ${d.balance}: ${d.customer ?? 'no record'} vs ${d.transactions} (${d.reason})`),
     ...(check.pending.length > PENDING_SHOWN ? [`  … and ${COUNT.format(check.pending.length - PENDING_SHOWN)} more pending (--json lists them all)`] : []),
@@ -49,6 +52,7 @@ export function renderLedgerCheck(check: LedgerCheck): string {
 
 /** e.g. `customer 7 approved: the customer shows 130, the transactions add up to 100`. */
 export function describeDifference(d: LedgerDifference): string {
+  if (d.customer_id === null) return `no customer ${d.balance}: transactions that name no customer add up to ${d.transactions}, in points_ledger_daily and in no balance`;
   const shows = d.customer === null ? 'the customers stream holds no record of the customer' : `the customer shows ${d.customer}`;
   const undated = d.undated_transactions === undefined ? '' : ` (${d.undated_transactions} more with an unreadable created_at are in no ledger day)`;
   return `customer ${d.customer_id} ${d.balance}: ${shows}, the transactions add up to ${d.transactions}${undated}`;

@@ -88,7 +88,7 @@ describe('the ledger with transactions synced and the customers stream not', () 
     const checked = await runCli(['verify', '--ledger', '--json'], { env });
     expect(checked.code, checked.stdout).toBe(0);
     const customers = (sim.truth('customers') as unknown[]).length;
-    expect(JSON.parse(checked.stdout)).toEqual({ ledger: { customers, balanced: customers, pending: [], defects: [], undated_transactions: 0 } });
+    expect(JSON.parse(checked.stdout)).toEqual({ ledger: { customers, balanced: customers, pending: [], defects: [], undated_transactions: 0, unattributed_transactions: 0 } });
     const after = JSON.parse((await runCli(['balances', '--as-of', AS_OF, '--format', 'json'], { env })).stdout) as { balances: Array<{ in_customers: boolean }> };
     expect(after.balances.every((row) => row.in_customers)).toBe(true);
     expect((await runCli(['report', '--out', page], { env })).code).toBe(0);

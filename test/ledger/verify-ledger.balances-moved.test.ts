@@ -35,7 +35,7 @@ describe('verify --ledger', () => {
     expect(clean.code, clean.stderr).toBe(0);
     const before = JSON.parse(clean.stdout) as { ledger: { customers: number; balanced: number; pending: unknown[]; defects: unknown[] } };
     const customers = sim.truth('customers') as Customer[];
-    expect(before.ledger).toEqual({ customers: customers.length, balanced: customers.length, pending: [], defects: [], undated_transactions: 0 });
+    expect(before.ledger).toEqual({ customers: customers.length, balanced: customers.length, pending: [], defects: [], undated_transactions: 0, unattributed_transactions: 0 });
 
     const [first, second] = [customers[10], customers[20]];
     sim.moveBalances([
