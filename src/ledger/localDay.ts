@@ -15,17 +15,27 @@ const DAY_STARTS_WITHIN = '';
 const EARLIEST_MS = 0;
 
 /**
+ * The first instant the ledger gives no day, the mirror image of EARLIEST_MS: year 9999 is the "never" placeholder
+ * (a tier that never expires is `9999-12-31T23:59:59Z`), and an order, enrolment or transaction dated there would
+ * stretch every daily table to it (2.9 million rows rewritten by every update), or past what a day's text can be
+ * written as (an order of 31 December 9999 stopped every build). In microseconds for SQL.
+ */
+const LATEST_MS = Date.UTC(9999, 0, 1);
+const LATEST_MICROS = BigInt(LATEST_MS) * 1000n;
+
+/**
  * Whether local_day gives a `transactions` row's created_at a day, as an SQL expression (0 or 1) that needs no
- * zone: a text of 2 January 1970 or later is after EARLIEST_MS whatever its offset, and only the earlier ones and
- * those dated past the 28th are read exactly (a mirror synced before the sync's check counted a month's days may
+ * zone: a text of 2 January 1970 to 30 December 9998 is between EARLIEST_MS and LATEST_MS whatever its offset, and
+ * only the others and those dated past the 28th are read exactly (a mirror synced before the sync's check counted a month's days may
  * hold a 31 February). A created_at the sync could not read is stored NULL. The reconciliation counts what the
  * ledger counts with it.
  */
-export const HAS_LEDGER_DAY_SQL = "CASE WHEN created_at >= '1970-01-02' AND substr(created_at, 9, 2) <= '28' THEN 1 WHEN iso_micros(created_at) >= 0 THEN 1 ELSE 0 END";
+export const HAS_LEDGER_DAY_SQL = `CASE WHEN created_at >= '1970-01-02' AND created_at < '9998-12-31' AND substr(created_at, 9, 2) <= '28' THEN 1
+  WHEN iso_micros(created_at) >= 0 AND iso_micros(created_at) < ${LATEST_MICROS} THEN 1 ELSE 0 END`;
 
 /**
- * The calendar day (`YYYY-MM-DD`) in `timeZone` of an ISO 8601 timestamp of 1970 or later, or null when the text is
- * none or earlier.
+ * The calendar day (`YYYY-MM-DD`) in `timeZone` of an ISO 8601 timestamp from 1970 to 9998, or null when the text is
+ * none, earlier or later.
  * Intl is slow next to a million rows, so the day is computed once per quarter hour of UTC and cached: within a
  * quarter hour the local date of a present-day zone cannot change, DST switches included. A quarter hour whose
  * first and last instants fall on different days is marked, and its timestamps get the day of their own instant
@@ -42,7 +52,7 @@ export function createLocalDay(timeZone: string): (timestamp: string | null) => 
       const micros = isoToMicros(timestamp);
       if (micros === null) return null;
       ms = microsToMillis(micros);
-      if (ms < EARLIEST_MS) return null;
+      if (ms < EARLIEST_MS || ms >= LATEST_MS) return null;
       quarter = Math.floor(ms / QUARTER_HOUR_MS);
     }
     let day = cache.get(quarter);
@@ -81,9 +91,9 @@ function apiFormQuarter(text: string): number | null {
   const day = number(8);
   const hour = number(11);
   const minute = number(14);
-  // Any field out of range is left to isoToMicros, and so are years before 1970, for no gain in reading them here
-  // (Date.UTC would read years 0 to 99 as 1900s).
-  if (year < 1970 || month < 1 || month > 12 || day < 1 || day > daysInMonth(year, month) || hour > 23 || minute > 59 || number(17) > 59) return null;
+  // Any field out of range is left to isoToMicros, and so are years before 1970 and year 9999, for no gain in reading
+  // them here (Date.UTC would read years 0 to 99 as 1900s).
+  if (year < 1970 || year > 9998 || month < 1 || month > 12 || day < 1 || day > daysInMonth(year, month) || hour > 23 || minute > 59 || number(17) > 59) return null;
   return Math.floor(Date.UTC(year, month - 1, day, hour, minute) / QUARTER_HOUR_MS);
 }
 
