@@ -525,8 +525,8 @@ export default [
     id: 'ledger-approval-needs-approved-state',
     promise: 'An approval moves pending points to approved whatever state its activity shows now.',
     file: 'src/ledger/classify.ts',
-    find: "WHEN activity_state <> 'pending' AND ${PENDING} < 0",
-    replace: "WHEN activity_state = 'approved' AND ${PENDING} < 0",
+    find: "    WHEN ${PENDING} < 0 AND ${APPROVED} = -${PENDING} THEN ${code(APPROVAL)}\n    WHEN ${TOTAL} >= 0",
+    replace: "    WHEN activity_state = 'approved' AND ${PENDING} < 0 AND ${APPROVED} = -${PENDING} THEN ${code(APPROVAL)}\n    WHEN ${TOTAL} >= 0",
     tests: ['test/ledger/ledger.voided-activities.test.ts'],
   },
   {
@@ -937,5 +937,14 @@ export default [
     find: '  WHEN iso_micros(created_at) >= 0 AND iso_micros(created_at) < ${LATEST_MICROS} THEN 1 ELSE 0 END`;',
     replace: '  WHEN iso_micros(created_at) >= 0 THEN 1 ELSE 0 END`;',
     tests: ['test/ledger/ledger.year-9999.test.ts'],
+  },
+  {
+    id: 'ledger-approval-showing-pending-earned',
+    promise: 'A transaction moving points from pending to approved counts in approved_from_pending even when its activity shows pending.',
+    file: 'src/ledger/classify.ts',
+    find: '    WHEN ${PENDING} < 0 AND ${APPROVED} = -${PENDING} THEN ${code(APPROVAL)}',
+    replace: "    WHEN activity_state <> 'pending' AND ${PENDING} < 0 AND ${APPROVED} = -${PENDING} THEN ${code(APPROVAL)}",
+    tests: ['test/ledger/ledger.voided-activities.test.ts'],
+    testName: 'state it had before it',
   },
 ];

@@ -35,12 +35,13 @@ const TOTAL = `(${APPROVED} + ${PENDING})`;
  * A voided or declined activity has one transaction that added points and one that removed them (the spec), and
  * the spec does not say whether the activity a transaction embeds is as it was then or as it is now: so the
  * state alone cannot tell them apart, and the signs do (the one that added points is an earning, whenever it was
- * read). An approval moves points from pending to approved whatever state its activity shows now.
+ * read). An approval moves points from pending to approved whatever state its activity shows: `pending` too, when the
+ * transaction embeds the activity as it was the moment before the approval took effect.
  */
 export const MOVEMENT_SQL = `CASE
   WHEN resource = 'activity' THEN CASE
     WHEN activity_state NOT IN (${list(CLASSIFIED_ACTIVITY_STATES)}) OR activity_state IS NULL THEN json_array(resource, activity_state)
-    WHEN activity_state <> 'pending' AND ${PENDING} < 0 AND ${APPROVED} = -${PENDING} THEN ${code(APPROVAL)}
+    WHEN ${PENDING} < 0 AND ${APPROVED} = -${PENDING} THEN ${code(APPROVAL)}
     WHEN ${TOTAL} >= 0 THEN ${code('earned')}
     WHEN activity_state IN ('void', 'declined') THEN ${code('reversed')}
     WHEN lower(json_extract(raw, '$.activity.rule.name')) LIKE '%expir%' THEN ${code('expired')}

@@ -42,4 +42,14 @@ describe('the transactions of a voided or declined activity', () => {
     expect(movements(db)).toEqual({ earned: 150, reversed: -150, approved_from_pending: 100, approved_end: 0, pending_end: 0 });
     db.close();
   });
+
+  it('count an approval as pending points approved when its activity shows the state it had before it (pending)', () => {
+    const { db } = freshMirror();
+    storeTransaction(db, { id: 1, state: 'pending', approved: 0, pending: 100, createdAt: '2026-03-01T10:00:00.000Z' });
+    // Written as the approval began: the activity it embeds still shows pending.
+    storeTransaction(db, { id: 2, state: 'pending', approved: 100, pending: -100, createdAt: '2026-03-01T11:00:00.000Z' });
+    updateLedger(db, { timeZone: 'UTC', pointValue: null }, new Date('2026-03-01T20:00:00Z'));
+    expect(movements(db)).toEqual({ earned: 100, reversed: 0, approved_from_pending: 100, approved_end: 100, pending_end: 0 });
+    db.close();
+  });
 });
