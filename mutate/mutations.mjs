@@ -947,4 +947,12 @@ export default [
     tests: ['test/ledger/ledger.voided-activities.test.ts'],
     testName: 'state it had before it',
   },
+  {
+    id: 'model-money-scale-two-places',
+    promise: "A model's money column with more than two decimals (liability_end at a point value of 0.005) is a DECIMAL of its places in Parquet and in the CSV's loader types, not text.",
+    file: 'src/export/writeTableFile.ts',
+    find: "schema.kind === 'model' ? MODEL_MONEY_MAX_SCALE : MONEY_SCALE",
+    replace: "schema.kind === 'queue' ? MODEL_MONEY_MAX_SCALE : MONEY_SCALE",
+    tests: ['test/export/models/models.liability-scale.test.ts'],
+  },
 ];

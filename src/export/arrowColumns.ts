@@ -1,5 +1,5 @@
 import { Bool, DateDay, Decimal, Float64, Int64, TimestampMicrosecond, Uint8, Utf8, makeData, type Data, type DataType } from 'apache-arrow';
-import { fitsMoneyDecimal, MONEY_PRECISION, MONEY_SCALE, toUnscaled } from './decimal.js';
+import { fitsMoneyDecimal, MONEY_PRECISION, toUnscaled } from './decimal.js';
 import type { ExportColumn } from './schema.js';
 import type { ColumnPiece, JsonCell } from './columnBatches.js';
 import { isoToMicros } from '../isoTimestamp.js';
@@ -15,10 +15,10 @@ export interface ParquetColumn {
 }
 
 /**
- * Maps the mirror's logical types onto Parquet. `moneyFits` tells whether every decimal value of a
- * column fits DECIMAL(18,2); a column that does not is written as its exact strings instead.
+ * Maps the mirror's logical types onto Parquet. `moneyScale` gives the scale S of DECIMAL(18,S) that holds
+ * every decimal value of a column (decimal.ts); a column without one is written as its exact strings instead.
  */
-export function parquetColumns(columns: readonly ExportColumn[], moneyFits: (column: string) => boolean): ParquetColumn[] {
+export function parquetColumns(columns: readonly ExportColumn[], moneyScale: (column: string) => number | null): ParquetColumn[] {
   return columns.map(({ name, type }) => {
     switch (type) {
       case 'integer':
@@ -27,10 +27,12 @@ export function parquetColumns(columns: readonly ExportColumn[], moneyFits: (col
         return { name, type, arrow: new Bool(), storage: 'bool', physical: 'BOOLEAN', logical: null };
       case 'timestamp':
         return { name, type, arrow: new TimestampMicrosecond('UTC'), storage: 'timestamp', physical: 'INT64', logical: 'TIMESTAMP(MICROS,isAdjustedToUTC=true)' };
-      case 'decimal':
-        return moneyFits(name)
-          ? { name, type, arrow: new Decimal(MONEY_SCALE, MONEY_PRECISION, 128), storage: 'decimal', physical: 'INT64', logical: `DECIMAL(${MONEY_PRECISION},${MONEY_SCALE})` }
+      case 'decimal': {
+        const scale = moneyScale(name);
+        return scale !== null
+          ? { name, type, arrow: new Decimal(scale, MONEY_PRECISION, 128), storage: 'decimal', physical: 'INT64', logical: `DECIMAL(${MONEY_PRECISION},${scale})` }
           : { name, type, arrow: new Utf8(), storage: 'utf8', physical: 'BYTE_ARRAY', logical: 'STRING' };
+      }
       case 'date':
         return { name, type, arrow: new DateDay(), storage: 'date', physical: 'INT32', logical: 'DATE' };
       case 'real':
@@ -257,12 +259,12 @@ function decimalData(type: Decimal, values: readonly JsonCell[]): BuiltColumn {
   for (let i = 0; i < length; i += 1) {
     const value = values[i];
     const text = typeof value === 'number' ? String(value) : value;
-    if (text === null || !fitsMoneyDecimal(text)) {
+    if (text === null || !fitsMoneyDecimal(text, type.scale)) {
       if (value !== null) invalid.add(i);
       validity.nulls += 1;
       continue;
     }
-    const unscaled = BigInt.asUintN(128, toUnscaled(text));
+    const unscaled = BigInt.asUintN(128, toUnscaled(text, type.scale));
     words[4 * i] = Number(unscaled & 0xffff_ffffn);
     words[4 * i + 1] = Number((unscaled >> 32n) & 0xffff_ffffn);
     words[4 * i + 2] = Number((unscaled >> 64n) & 0xffff_ffffn);

@@ -1,4 +1,4 @@
-import { MONEY_PRECISION, MONEY_SCALE } from './decimal.js';
+import { MONEY_PRECISION } from './decimal.js';
 import type { ExportColumn, ExportColumnType } from './schema.js';
 import type { Snapshot } from './snapshot.js';
 
@@ -19,13 +19,11 @@ export interface CsvLoaderTypes {
 
 /** What the values of the file allow, found by reading them (see loaderTypesOf). */
 export interface CsvValueChecks {
-  /** Whether every value of this money column fits DECIMAL(18,2) (decimal.ts), as for Parquet. */
-  moneyFits: (column: string) => boolean;
+  /** The scale S of DECIMAL(18,S) that holds every value of this money column (decimal.ts), as for Parquet; null for none. */
+  moneyScale: (column: string) => number | null;
   /** The timestamp columns whose every value both loaders read as written (see ReadableTimestamps). */
   readableTimestamps: ReadonlySet<string>;
 }
-
-const DECIMAL = `DECIMAL(${MONEY_PRECISION},${MONEY_SCALE})`;
 
 /**
  * The types of a CSV file's columns for a loader, so that nothing is guessed: a quoted merchant id of
@@ -55,8 +53,10 @@ function typesOf(column: ExportColumn, checks: CsvValueChecks): { duckdb: string
       return { duckdb: 'BIGINT', bigquery: 'INT64' };
     case 'boolean':
       return { duckdb: 'BOOLEAN', bigquery: 'BOOL' };
-    case 'decimal':
-      return checks.moneyFits(column.name) ? { duckdb: DECIMAL, bigquery: 'NUMERIC' } : { duckdb: 'VARCHAR', bigquery: 'STRING' };
+    case 'decimal': {
+      const scale = checks.moneyScale(column.name);
+      return scale !== null ? { duckdb: `DECIMAL(${MONEY_PRECISION},${scale})`, bigquery: 'NUMERIC' } : { duckdb: 'VARCHAR', bigquery: 'STRING' };
+    }
     case 'timestamp':
       return checks.readableTimestamps.has(column.name) ? { duckdb: 'TIMESTAMPTZ', bigquery: 'TIMESTAMP' } : { duckdb: 'VARCHAR', bigquery: 'STRING' };
     case 'json':

@@ -4,7 +4,7 @@ import { parquetCreatedBy } from '../version.js';
 import { parquetColumns } from './arrowColumns.js';
 import { loaderTypesOf, ReadableTimestamps, type CsvLoaderTypes } from './csvLoaderTypes.js';
 import { csvLineSql, writeCsv, type CsvBatch } from './csvWriter.js';
-import { fitsMoneyDecimal } from './decimal.js';
+import { MODEL_MONEY_MAX_SCALE, MONEY_SCALE, moneyScale } from './decimal.js';
 import type { ByteSink } from '../bucket/byteSink.js';
 import { FileSink } from './fileSink.js';
 import { invalidValuesInManifest, type InvalidValues } from './invalidValues.js';
@@ -70,11 +70,11 @@ export async function writeTableFile(snapshot: Snapshot, schema: TableSchema, fo
       count = await writeCsv(noting(batches, timestamps), schema.columns, sink, context.signal);
       columns = schema.columns.map(({ name, type }) => ({ name, type }));
       loaderTypes = loaderTypesOf(schema.columns, {
-        moneyFits: (column) => moneyFits(snapshot, schema.table, column, context.since),
+        moneyScale: (column) => columnMoneyScale(snapshot, schema, column, context.since),
         readableTimestamps: timestamps.columns(),
       });
     } else {
-      const plan = parquetColumns(schema.columns, (column) => moneyFits(snapshot, schema.table, column, context.since));
+      const plan = parquetColumns(schema.columns, (column) => columnMoneyScale(snapshot, schema, column, context.since));
       const { parquetRowGroupSize } = context.config.export;
       const batches = snapshot.columnBatches(schema.table, batchColumns(plan), context.since, Math.min(BATCH_ROWS, parquetRowGroupSize));
       const result = await writeParquet(batches, plan, sink, { rowGroupSize: parquetRowGroupSize, createdBy: parquetCreatedBy() }, context.signal);
@@ -112,9 +112,11 @@ function* noting(batches: Iterable<CsvBatch>, timestamps: ReadableTimestamps): G
   }
 }
 
-function moneyFits(snapshot: Snapshot, table: string, column: string, since: number | null): boolean {
-  for (const value of snapshot.values(table, column, since)) {
-    if (!fitsMoneyDecimal(String(value))) return false;
-  }
-  return true;
+/**
+ * The scale of a money column's DECIMAL in this file, null for text (decimal.ts). A stream's amounts are the API's
+ * (two places); a model computes its own, whose places follow from the config (liability_end, at a point value of
+ * 0.005, has three), so a model's column takes the places its values have.
+ */
+function columnMoneyScale(snapshot: Snapshot, schema: TableSchema, column: string, since: number | null): number | null {
+  return moneyScale(snapshot.values(schema.table, column, since), schema.kind === 'model' ? MODEL_MONEY_MAX_SCALE : MONEY_SCALE);
 }

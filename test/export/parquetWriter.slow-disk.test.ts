@@ -48,7 +48,7 @@ describe('Parquet export onto a disk that stalls', () => {
       },
     };
     const counter = { pulled: 0 };
-    const columns = parquetColumns([{ name: 'id', type: 'integer' }, { name: 'payload', type: 'text' }], () => true);
+    const columns = parquetColumns([{ name: 'id', type: 'integer' }, { name: 'payload', type: 'text' }], () => 2);
     const writing = writeParquet(payloadBatches(counter), columns, stalledDisk, { rowGroupSize: ROWS_PER_BATCH, createdBy: 'test' });
     try {
       // Once encoded bytes wait for the disk, wait until reading has stopped (no new batch for a while) or every batch has been read.

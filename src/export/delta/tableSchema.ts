@@ -10,7 +10,7 @@ import type { ExportColumn } from '../schema.js';
 export function deltaColumns(columns: readonly ExportColumn[]): ParquetColumn[] {
   return parquetColumns(
     columns.filter((column) => !WALK_BOOKKEEPING.has(column.name)),
-    () => false,
+    () => null,
   );
 }
 
