@@ -955,4 +955,20 @@ export default [
     replace: "schema.kind === 'queue' ? MODEL_MONEY_MAX_SCALE : MONEY_SCALE",
     tests: ['test/export/models/models.liability-scale.test.ts'],
   },
+  {
+    id: 'ledger-moved-from-ignored',
+    promise: 'A transaction or order whose created_at moved later has its old day rebuilt too, so the update equals a full build.',
+    file: 'src/ledger/touchedDays.ts',
+    find: '    return movedFrom === null || (changed !== null && changed < movedFrom) ? changed : movedFrom;',
+    replace: '    return changed;',
+    tests: ['test/ledger/ledger.update-equals-full-build.test.ts'],
+  },
+  {
+    id: 'ledger-moved-transaction-unnoted',
+    promise: "The sync notes a transaction's old created_at when it changes, so the ledger's next update rebuilds the old day.",
+    file: 'src/db/migrations/015_ledger_moved_days.sql',
+    find: "  INSERT INTO ledger_moved_from (source, created_at) VALUES ('transactions', OLD.created_at);",
+    replace: "  SELECT 'transactions';",
+    tests: ['test/ledger/ledger.update-equals-full-build.test.ts'],
+  },
 ];

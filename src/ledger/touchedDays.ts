@@ -3,14 +3,22 @@ import type { Db } from '../db/open.js';
 /**
  * The earliest day each source of the models touches since the build that included change `afterSeq`: new or
  * changed transactions (their own day; a row marked removed by verify --repair counts too), changed orders
- * (their day's revenue), and customers whose membership day moved (ledger_members, updated here). Null: untouched.
- * A full build (`full`) rebuilds every day anyway: it reads no transactions or orders here, only brings the members
- * up to date.
+ * (their day's revenue), the days a transaction or order was on before its created_at changed (ledger_moved_from,
+ * noted by triggers as the sync wrote it, emptied here), and customers whose membership day moved (ledger_members,
+ * updated here). Null: untouched. A full build (`full`) rebuilds every day anyway: it reads no transactions or
+ * orders here, only brings the members up to date.
  */
 export function touchedDays(db: Db, afterSeq: number, full: boolean): { transactions: string | null; orders: string | null; members: string | null } {
-  const earliest = (table: string): string | null =>
-    full ? null : (db.prepare(`SELECT min(local_day(created_at)) FROM ${table} WHERE _change_seq > ?`).pluck().get(afterSeq) as string | null);
-  return { transactions: earliest('transactions'), orders: earliest('orders'), members: updateMembers(db, afterSeq) };
+  const earliest = (table: 'transactions' | 'orders'): string | null => {
+    if (full) return null;
+    const changed = db.prepare(`SELECT min(local_day(created_at)) FROM ${table} WHERE _change_seq > ?`).pluck().get(afterSeq) as string | null;
+    const movedFrom = db.prepare('SELECT min(local_day(created_at)) FROM ledger_moved_from WHERE source = ?').pluck().get(table) as string | null;
+    return movedFrom === null || (changed !== null && changed < movedFrom) ? changed : movedFrom;
+  };
+  const touched = { transactions: earliest('transactions'), orders: earliest('orders'), members: updateMembers(db, afterSeq) };
+  // Within the update's transaction: kept if the build fails, so the next one rebuilds those days.
+  db.prepare('DELETE FROM ledger_moved_from').run();
+  return touched;
 }
 
 /**

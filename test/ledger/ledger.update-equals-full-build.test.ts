@@ -11,7 +11,7 @@ import { freshMirror } from '../helpers/tempDir.js';
  * exactly as a full build of the same mirror writes them: new and late-visible transactions on old days, written
  * with and without offsets, as dates alone or a day ahead; odd ones (no customer, absent points, unknown resources
  * and states); refunds of old orders, old and removed orders, orders without amounts or customer; enrolments that
- * come and go, removed customers, customers whose created_at moves; removed and re-stored transactions; and gaps of
+ * come and go, removed customers, customers whose created_at moves; transactions and orders whose created_at moves, later or earlier; removed and re-stored transactions; and gaps of
  * days between syncs, across DST changes, in zones west and east of UTC, with half-hour DST and quarter-hour offsets.
  * A failure prints LEDGER_SEED, the zone and the syncs that led to it.
  */
@@ -151,7 +151,7 @@ function run(seed: number, zone: string): { log: string[]; difference: string | 
     now += Math.floor(r() * 60) * HOUR;
     const changes: string[] = [];
     for (let k = 1 + Math.floor(r() * 3); k > 0; k--) {
-      const op = Math.floor(r() * 13);
+      const op = Math.floor(r() * 14);
       if (op === 0) {
         store('transactions', Array.from({ length: 5 }, () => newTransaction(now - Math.floor(r() * 48) * HOUR)));
         changes.push('five recent transactions');
@@ -211,6 +211,14 @@ function run(seed: number, zone: string): { log: string[]; difference: string | 
         const order = newOrder(now + Math.floor(r() * 60) * HOUR - 30 * HOUR, true);
         store('orders', [order]);
         changes.push(`an odd order ${JSON.stringify(order)}`);
+      } else if (op === 13) {
+        // A source that corrects a date: the row leaves its old day, later or earlier, for another.
+        const [stream, records] = r() < 0.5 ? (['transactions', transactions] as const) : (['orders', orders] as const);
+        const record = pick(records);
+        const was = Date.parse(String(record.created_at).replace(' ', 'T'));
+        record.created_at = timestamp((Number.isNaN(was) ? now : was) + (r() < 0.7 ? 1 : -1) * (1 + Math.floor(r() * 60 * 24)) * HOUR, r);
+        store(stream, [record]);
+        changes.push(`${stream} ${String(record.id)} moved to ${String(record.created_at)}`);
       } else {
         const customer = customers.get(pick(customerIds())) as Customer;
         customer.tier = pick(['Gold', 'Bronze', null]);
