@@ -971,4 +971,22 @@ export default [
     replace: "  SELECT 'transactions';",
     tests: ['test/ledger/ledger.update-equals-full-build.test.ts'],
   },
+  {
+    id: 'metrics-tiers-count-deleted-customers',
+    promise: "customers_by_tier counts the customers the API still has: one the deep refresh found deleted is in no tier.",
+    file: 'src/ledger/models/programMetricsDaily.ts',
+    find: 'FROM customers WHERE _removed_at IS NULL GROUP BY tier',
+    replace: 'FROM customers GROUP BY tier',
+    tests: ['test/ledger/metrics.columns-match-readme.test.ts'],
+    testName: 'Asia/Tokyo',
+  },
+  {
+    id: 'metrics-deleted-customer-stays-member',
+    promise: 'A member the deep refresh found deleted is a member on no day, so their orders are not members\' orders.',
+    file: 'src/ledger/touchedDays.ts',
+    find: 'CASE WHEN c.enrolled = 1 AND c._removed_at IS NULL THEN',
+    replace: 'CASE WHEN c.enrolled = 1 THEN',
+    tests: ['test/ledger/metrics.columns-match-readme.test.ts'],
+    testName: 'America/New_York',
+  },
 ];
