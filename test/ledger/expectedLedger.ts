@@ -13,14 +13,14 @@ interface TruthTransaction {
   resource: string;
   activity?: { state: string; rule: { name: string } };
 }
-interface TruthCustomer {
+export interface TruthCustomer {
   id: number;
   enrolled: boolean;
   enrolled_at: string | null;
   created_at: string;
   loyalty_tier_membership: { loyalty_tier: { name: string } } | null;
 }
-interface TruthOrder {
+export interface TruthOrder {
   customer: { id: number } | null;
   created_at: string;
   total_paid: string;
@@ -28,7 +28,8 @@ interface TruthOrder {
 }
 
 const DAY_MS = 86_400_000;
-const shift = (day: string, days: number): string => new Date(Date.parse(`${day}T00:00:00Z`) + days * DAY_MS).toISOString().slice(0, 10);
+/** The calendar day `days` after `day`. */
+export const shift = (day: string, days: number): string => new Date(Date.parse(`${day}T00:00:00Z`) + days * DAY_MS).toISOString().slice(0, 10);
 
 /** What the simulator did, in the terms of the README's classification table. */
 function movementOf(t: TruthTransaction): string {

@@ -14,7 +14,7 @@ import { runSync } from '../../src/sync/index.js';
 import { updateLedger } from '../../src/ledger/updateLedger.js';
 import { recordingLogger, testClient, testConfig } from '../helpers/sync.js';
 import { freshMirror, tempDir } from '../helpers/tempDir.js';
-import { expectedTables } from './expectedLedger.js';
+import { expectedTables, shift, type TruthCustomer, type TruthOrder } from './expectedLedger.js';
 
 let sim: SimulatorHandle | undefined;
 const folders: string[] = [];
@@ -24,24 +24,12 @@ afterEach(async () => {
   for (const folder of folders.splice(0)) rmSync(folder, { recursive: true, force: true });
 });
 
-interface Customer {
-  id: number;
+interface Customer extends TruthCustomer {
   merchant_id: string;
   guest: boolean;
-  enrolled: boolean;
-  enrolled_at: string | null;
-  created_at: string;
-  loyalty_tier_membership: { loyalty_tier: { name: string } } | null;
 }
-interface Order {
-  customer: { id: number } | null;
-  created_at: string;
-  total_paid: string;
-  total_refunded: string;
-}
+type Order = TruthOrder;
 
-const DAY_MS = 86_400_000;
-const shift = (day: string, days: number): string => new Date(Date.parse(`${day}T00:00:00Z`) + days * DAY_MS).toISOString().slice(0, 10);
 const cents = (text: string): number => Math.round(Number(text) * 100);
 
 /** What the mirror says about customers beyond the simulator's truth: deleted ones, and ones who left the program. */
