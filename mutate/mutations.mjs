@@ -509,7 +509,7 @@ export default [
     id: 'report-labels-config-zone',
     promise: "The report names the zone and point value its tables were built with, even after the config changed them.",
     file: 'src/cli/report.ts',
-    find: '{ ...built, generatedAt: new Date().toISOString() }',
+    find: '{ timeZone: built.timeZone, pointValue: built.pointValue, generatedAt: new Date().toISOString() }',
     replace: '{ timeZone: ctx.config.program.timeZone, pointValue: ctx.config.ledger.pointValue, generatedAt: new Date().toISOString() }',
     tests: ['test/report/report.built-settings.test.ts'],
   },
@@ -988,5 +988,13 @@ export default [
     replace: 'CASE WHEN c.enrolled = 1 THEN',
     tests: ['test/ledger/metrics.columns-match-readme.test.ts'],
     testName: 'America/New_York',
+  },
+  {
+    id: 'ledger-unbuilt-taken-as-built',
+    promise: 'balances and report on a mirror whose ledger was never built exit 1 saying to sync first, rather than print empty balances or an empty page.',
+    file: 'src/ledger/balancesAsOf.ts',
+    find: '  return build ?? null;',
+    replace: "  return build ?? { timeZone: 'UTC', pointValue: null, lastDay: '9999-12-31' };",
+    tests: ['test/ledger/ledger.not-built-yet.test.ts'],
   },
 ];

@@ -1,4 +1,4 @@
-import { balancesAsOf, ledgerBuilt, type BalanceAsOf } from '../ledger/balancesAsOf.js';
+import { balancesAsOf, lastLedgerBuild, type BalanceAsOf } from '../ledger/balancesAsOf.js';
 import { isCalendarDay } from '../ledger/localDay.js';
 import { parseCommandArgs, parseIntegerFlag } from './args.js';
 import { readMirror, type CommandContext } from './context.js';
@@ -56,13 +56,13 @@ export async function balancesCommand(argv: string[], ctx: CommandContext): Prom
 
   const db = readMirror(ctx);
   try {
-    if (!ledgerBuilt(db)) {
+    const built = lastLedgerBuild(db);
+    if (built === null) {
       ctx.stderr.write(`The mirror ${ctx.config.db.path} holds no points ledger yet; run loyalty-sync sync to build it.\n`);
       return EXIT_FAILED;
     }
     // --as-of is a day of the zone the tables were built in, which the config may have changed since the last sync.
-    const built = db.prepare('SELECT time_zone AS zone, last_day AS lastDay FROM ledger_state WHERE id = 1').get() as { zone: string; lastDay: string };
-    const builtZone = built.zone;
+    const builtZone = built.timeZone;
     if (builtZone !== ctx.config.program.timeZone) {
       ctx.stderr.write(`note: the points ledger's days are in ${builtZone}, the zone of its last build, not program.timeZone ${ctx.config.program.timeZone}: --as-of ${asOf} is a day in ${builtZone} until the next sync rebuilds the ledger.\n`);
     }

@@ -1,6 +1,6 @@
 import { rename, rm, stat, writeFile } from 'node:fs/promises';
 import { basename, dirname, resolve } from 'node:path';
-import { ledgerBuilt } from '../ledger/balancesAsOf.js';
+import { lastLedgerBuild } from '../ledger/balancesAsOf.js';
 import { renderReport } from '../report/renderReport.js';
 import { readReportFigures } from '../report/reportFigures.js';
 import { parseCommandArgs } from './args.js';
@@ -58,13 +58,13 @@ export async function reportCommand(argv: string[], ctx: CommandContext): Promis
   const db = readMirror(ctx);
   let page: string;
   try {
-    if (!ledgerBuilt(db)) {
+    const built = lastLedgerBuild(db);
+    if (built === null) {
       ctx.stderr.write(`The mirror ${ctx.config.db.path} holds no points ledger yet; run loyalty-sync sync to build it.\n`);
       return EXIT_FAILED;
     }
     // The zone and point value the tables were built with: the config may have changed since the last sync.
-    const built = db.prepare('SELECT time_zone AS timeZone, point_value AS pointValue FROM ledger_state WHERE id = 1').get() as { timeZone: string; pointValue: string | null };
-    page = renderReport(readReportFigures(db), { ...built, generatedAt: new Date().toISOString() });
+    page = renderReport(readReportFigures(db), { timeZone: built.timeZone, pointValue: built.pointValue, generatedAt: new Date().toISOString() });
   } finally {
     db.close();
   }

@@ -12,10 +12,22 @@ export interface BalanceAsOf {
   in_customers: boolean;
 }
 
-/** Whether the mirror holds a built points ledger (a mirror from before it, or never synced since, does not). */
-export function ledgerBuilt(db: Db): boolean {
+/** What the last build of the points ledger was made with, and its today: the last day its tables hold. */
+export interface LedgerBuild {
+  timeZone: string;
+  pointValue: string | null;
+  lastDay: string;
+}
+
+/**
+ * The mirror's last build of the points ledger, or null when it holds none (a mirror from before it, or never
+ * synced since). Readers name its zone and point value: the config may have changed them since the last sync.
+ */
+export function lastLedgerBuild(db: Db): LedgerBuild | null {
   const table = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'ledger_state'").get();
-  return table !== undefined && db.prepare('SELECT 1 FROM ledger_state').get() !== undefined;
+  if (table === undefined) return null;
+  const build = db.prepare('SELECT time_zone AS timeZone, point_value AS pointValue, last_day AS lastDay FROM ledger_state WHERE id = 1').get() as LedgerBuild | undefined;
+  return build ?? null;
 }
 
 /**
