@@ -42,13 +42,16 @@ export function balancesAsOf(db: Db, day: string, customerId?: number): BalanceA
     .prepare(
       `WITH ids AS (
          SELECT id FROM customers WHERE _removed_at IS NULL ${only('id')}
-         UNION SELECT customer_id FROM transactions WHERE customer_id IS NOT NULL AND _removed_at IS NULL ${only('customer_id')})
+         UNION SELECT customer_id FROM transactions WHERE customer_id IS NOT NULL AND _removed_at IS NULL ${only('customer_id')}),
+       -- The table is kept in day order: one pass over its days up to @day, not a lookup a customer. SQLite takes a
+       -- bare column beside max() from the row that holds the maximum.
+       last AS MATERIALIZED (
+         SELECT customer_id, max(day) AS day, approved_end, pending_end FROM customer_points_daily WHERE day <= @day ${only('customer_id')} GROUP BY customer_id)
        SELECT ids.id AS customer_id, c.merchant_id, coalesce(b.approved_end, 0) AS approved, coalesce(b.pending_end, 0) AS pending, b.day AS last_movement_day,
               c.id IS NOT NULL AS in_customers
        FROM ids
        LEFT JOIN customers AS c ON c.id = ids.id AND c._removed_at IS NULL
-       LEFT JOIN customer_points_daily AS b ON b.customer_id = ids.id
-         AND b.day = (SELECT max(day) FROM customer_points_daily WHERE customer_id = ids.id AND day <= @day)
+       LEFT JOIN last AS b ON b.customer_id = ids.id
        ORDER BY ids.id`,
     )
     .all({ day, customerId }) as Array<Omit<BalanceAsOf, 'in_customers'> & { in_customers: number }>;

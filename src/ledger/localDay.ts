@@ -143,6 +143,27 @@ export function createdAtLowerBound(from: string, localDay: (timestamp: string |
 }
 
 /**
+ * The minute (`YYYY-MM-DDTHH:MM`, UTC) from which every instant on `from` or later lies, in the zone of `localDay`:
+ * the start of the quarter hour in which `from` begins (a zone's date changes only within a quarter hour it marks,
+ * see createLocalDay). A timestamp in the API's UTC form, `T` at its eleventh character and `Z` at its end, whose
+ * text sorts before it, is on an earlier day or on none: a valid one's first sixteen characters are its minute.
+ */
+export function dayStartMinute(from: string, localDay: (timestamp: string | null) => string | null): string {
+  // No zone's day starts more than 15 hours before UTC's or 13 hours after.
+  let quarter = Math.floor((Date.parse(`${from}T00:00:00Z`) - 15 * 3_600_000) / QUARTER_HOUR_MS);
+  const last = quarter + (28 * 3_600_000) / QUARTER_HOUR_MS;
+  while (quarter < last && (localDay(new Date((quarter + 1) * QUARTER_HOUR_MS - 1).toISOString()) ?? '') < from) quarter += 1;
+  return new Date(quarter * QUARTER_HOUR_MS).toISOString().slice(0, 16);
+}
+
+/**
+ * The transactions an update from `from` reads (bound by @bound, from createdAtLowerBound, and @dayStart, from
+ * dayStartMinute): those from the bound on, less those in the API's UTC form that are before the day starts, which
+ * SQL tells from the index alone. The bound alone holds a whole day before `from` for any offset a text may carry.
+ */
+export const UPDATE_TRANSACTIONS_WHERE = `created_at >= @bound AND NOT (created_at < @dayStart AND substr(created_at, 11, 1) = 'T' AND substr(created_at, -1) = 'Z')`;
+
+/**
  * How a rebuild from `from` reads the transactions: whole, in table order, for a full build (walking an index would
  * fetch every row at random, several times slower), else by the `created_at` index, which holds the days rebuilt.
  */

@@ -44,7 +44,7 @@ describe('points whose sums pass 2^53 − 1, what the ledger hands every reader 
     const before = tables(db);
     expect(db.prepare('SELECT approved_end FROM customer_points_daily').pluck().all()).toEqual([Number.MAX_SAFE_INTEGER - 5]);
     store(db, [transaction(2, 7, 10, '2026-03-03T10:00:00.000Z')]);
-    expect(() => updateLedger(db, SETTINGS, NOW)).toThrow(/^points ledger: customer 7's points on 2026-03-03 reach 9,007,199,254,740,996 points/);
+    expect(() => updateLedger(db, SETTINGS, NOW)).toThrow(/^points ledger: customer 7's approved points on 2026-03-03 reach 9,007,199,254,740,996 points/);
     expect(tables(db)).toEqual(before);
     db.close();
   });

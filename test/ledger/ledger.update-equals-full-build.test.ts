@@ -8,7 +8,8 @@ import { freshMirror } from '../helpers/tempDir.js';
 
 /**
  * Seeded runs of syncs of every kind the ledger follows, each followed by an update that must leave the three tables
- * exactly as a full build of the same mirror writes them: new and late-visible transactions on old days, written
+ * exactly as a full build of the same mirror writes them (and the balances after each customer's last row, which an
+ * update starts from, as the full build's are): new and late-visible transactions on old days, written
  * with and without offsets, as dates alone or a day ahead; odd ones (no customer, absent points, unknown resources
  * and states); refunds of old orders, old and removed orders, orders without amounts or customer; enrolments that
  * come and go, removed customers, customers whose created_at moves; transactions and orders whose created_at moves, later or earlier; removed and re-stored transactions; and gaps of
@@ -25,7 +26,13 @@ const TABLES = {
   points_ledger_daily: 'SELECT * FROM points_ledger_daily ORDER BY day',
   customer_points_daily: 'SELECT * FROM customer_points_daily ORDER BY customer_id, day',
   program_metrics_daily: 'SELECT * FROM program_metrics_daily ORDER BY day',
+  ledger_balances: 'SELECT * FROM ledger_balances ORDER BY customer_id',
 };
+
+/** What ledger_balances must hold: each customer's first day, and the balances of their last row. */
+const LAST_ROWS = `SELECT f.customer_id, f.first_day, c.approved_end, c.pending_end
+  FROM (SELECT customer_id, min(day) AS first_day, max(day) AS last_day FROM customer_points_daily GROUP BY customer_id) AS f
+  JOIN customer_points_daily AS c ON c.customer_id = f.customer_id AND c.day = f.last_day ORDER BY f.customer_id`;
 
 function tables(db: Db): Record<string, unknown[]> {
   return Object.fromEntries(Object.entries(TABLES).map(([name, sql]) => [name, db.prepare(sql).all()]));
@@ -235,7 +242,12 @@ function run(seed: number, zone: string): { log: string[]; difference: string | 
     copy.prepare('DELETE FROM ledger_state').run();
     updateLedger(copy, settings, new Date(now));
     const full = tables(copy);
+    const lastRows = copy.prepare(LAST_ROWS).all();
     copy.close();
+    if (JSON.stringify(lastRows) !== JSON.stringify(full.ledger_balances)) {
+      difference = `ledger_balances of the full build: ${JSON.stringify(full.ledger_balances)}, not the last rows ${JSON.stringify(lastRows)}`;
+      break;
+    }
     const updated = tables(db);
     for (const name of Object.keys(TABLES)) {
       const rows = updated[name].length;

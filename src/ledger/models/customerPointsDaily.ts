@@ -1,7 +1,7 @@
 import type { Db } from '../../db/open.js';
 import { LEDGER_ROW_DAY_SQL } from '../dayMovements.js';
 import { PointsBeyondExactError } from '../exactPoints.js';
-import { BEFORE_ALL_DAYS, createdAtLowerBound, transactionsScan } from '../localDay.js';
+import { BEFORE_ALL_DAYS, createdAtLowerBound, dayStartMinute, transactionsScan, UPDATE_TRANSACTIONS_WHERE } from '../localDay.js';
 import { column, type ModelDefinition } from './types.js';
 
 /** One row per customer and day with a movement; a balance as of a date is the customer's last row on or before it. */
@@ -21,47 +21,39 @@ export const customerPointsDaily: ModelDefinition = {
   rebuildFrom({ db, localDay, movements }, from) {
     movements.begin(db, from);
     if (from === BEFORE_ALL_DAYS) {
-      // Every row is written, in key order: they append to the table and its key. The day index, in another order,
-      // would take each at random (over a second of a 1M-row build), so it is built again from the finished rows.
+      // Every row is written in key order, (day, customer): each appends to the table and its key.
       db.prepare('DELETE FROM customer_points_daily').run();
-      const dayIndex = (db.prepare("SELECT sql FROM sqlite_master WHERE type = 'index' AND name = 'customer_points_daily_day'").pluck().get() as string | undefined) ?? DAY_INDEX;
-      db.prepare('DROP INDEX IF EXISTS customer_points_daily_day').run();
-      registerRunningBalances(db);
+      db.prepare('DELETE FROM ledger_balances').run();
+      const balances = registerRunningBalances(db);
       db.prepare(
         `INSERT INTO customer_points_daily (${COLUMNS})
-         SELECT customer_id, day, approved, pending, ledger_approved_end(customer_id, day, approved), ledger_pending_end(customer_id, pending), transactions
+         SELECT customer_id, day, approved, pending, ledger_approved_end(customer_id, day, approved), ledger_pending_end(customer_id, day, pending), transactions
          FROM (${ALL_GROUPS})`,
       ).run();
       movements.finish(db.prepare('SELECT count(*) FROM transactions').pluck().get() as number);
-      db.prepare(dayIndex).run();
+      const insert = db.prepare('INSERT INTO ledger_balances (customer_id, first_day, approved_end, pending_end) VALUES (?, ?, ?, ?)');
+      for (const [customer, slot] of balances.slots) insert.run(customer, balances.firstDay[slot], balances.approved[slot], balances.pending[slot]);
       return;
     }
-    // An update rewrites only the rows that changed. Its days' rows are spread over the whole table (kept in
-    // customer order), so deleting and inserting them all would write every page of the table and its key again.
+    // An update rewrites only the rows that changed: a sync's new days' rows append to the table and its key.
     db.prepare(
       `CREATE TEMP TABLE IF NOT EXISTS ledger_customer_days (customer_id INTEGER NOT NULL, day TEXT NOT NULL, approved_change INTEGER NOT NULL,
          pending_change INTEGER NOT NULL, approved_end INTEGER NOT NULL, pending_end INTEGER NOT NULL, transactions INTEGER NOT NULL, PRIMARY KEY (customer_id, day))`,
     ).run();
     db.prepare('DELETE FROM temp.ledger_customer_days').run();
-    const bound = createdAtLowerBound(from, localDay);
-    db.prepare(`INSERT INTO temp.ledger_customer_days (${COLUMNS}) ${rowsFrom(from)}`).run({ from, bound });
-    movements.finish(db.prepare('SELECT count(*) FROM transactions WHERE created_at >= ?').pluck().get(bound) as number);
-    // SQLite summed these as 64-bit integers: exact, but past what every reader of the table gets exactly.
-    const beyond = db
-      .prepare(
-        `SELECT customer_id, day, max(abs(approved_change), abs(pending_change), abs(approved_end), abs(pending_end)) AS points FROM temp.ledger_customer_days
-         WHERE max(abs(approved_change), abs(pending_change), abs(approved_end), abs(pending_end)) > ${Number.MAX_SAFE_INTEGER} LIMIT 1`,
-      )
-      .safeIntegers()
-      .get() as { customer_id: bigint; day: string; points: bigint } | undefined;
-    if (beyond !== undefined) throw new PointsBeyondExactError(`customer ${beyond.customer_id}'s points on ${beyond.day}`, beyond.points);
+    const range = { bound: createdAtLowerBound(from, localDay), dayStart: dayStartMinute(from, localDay) };
+    registerUpdateBalances(db);
+    db.prepare(`INSERT INTO temp.ledger_customer_days (${COLUMNS}) ${rowsFrom(from)}`).run({ from, ...range });
+    movements.finish(db.prepare(`SELECT count(*) FROM transactions WHERE ${UPDATE_TRANSACTIONS_WHERE}`).pluck().get(range) as number);
+    // Read before the rows from `from` change: the balances add the old rows' changes back out.
+    updateBalances(db, from);
     db.prepare(
       `DELETE FROM customer_points_daily WHERE day >= ?
          AND NOT EXISTS (SELECT 1 FROM temp.ledger_customer_days AS n WHERE n.customer_id = customer_points_daily.customer_id AND n.day = customer_points_daily.day)`,
     ).run(from);
     db.prepare(
-      `INSERT INTO customer_points_daily (${COLUMNS}) SELECT ${COLUMNS} FROM temp.ledger_customer_days WHERE true
-       ON CONFLICT (customer_id, day) DO UPDATE SET approved_change = excluded.approved_change, pending_change = excluded.pending_change,
+      `INSERT INTO customer_points_daily (${COLUMNS}) SELECT ${COLUMNS} FROM temp.ledger_customer_days WHERE true ORDER BY day, customer_id
+       ON CONFLICT (day, customer_id) DO UPDATE SET approved_change = excluded.approved_change, pending_change = excluded.pending_change,
          approved_end = excluded.approved_end, pending_end = excluded.pending_end, transactions = excluded.transactions
        WHERE (approved_change, pending_change, approved_end, pending_end, transactions)
          IS NOT (excluded.approved_change, excluded.pending_change, excluded.approved_end, excluded.pending_end, excluded.transactions)`,
@@ -72,67 +64,150 @@ export const customerPointsDaily: ModelDefinition = {
 
 const COLUMNS = 'customer_id, day, approved_change, pending_change, approved_end, pending_end, transactions';
 
-/** As migration 012 created it: made again as the schema has it, or so if it is missing. */
-const DAY_INDEX = 'CREATE INDEX customer_points_daily_day ON customer_points_daily (day)';
-
 /**
- * A full build's groups, each customer's sums by day, in key order, from one read of every transaction: the day is
- * computed, and the day's movements tallied, by `ledger_row_day` in a subquery of its own (LIMIT -1 keeps SQLite
- * from merging it into the grouping, which would call it again for each use of the day). A row it gives no day
- * (removed, or a created_at that is no timestamp), or of no customer, is in no group.
+ * A full build's groups, each customer's sums by day, in key order (day, then customer), from one read of every
+ * transaction: the day is computed, and the day's movements tallied, by `ledger_row_day` in a subquery of its own
+ * (LIMIT -1 keeps SQLite from merging it into the grouping, which would call it again for each use of the day). A
+ * row it gives no day (removed, or a created_at that is no timestamp), or of no customer, is in no group.
  */
 const ALL_GROUPS = `SELECT customer_id, day, sum(approved) AS approved, sum(pending) AS pending, count(*) AS transactions
   FROM (SELECT ${LEDGER_ROW_DAY_SQL} AS day, customer_id, coalesce(points_approved, 0) AS approved, coalesce(points_pending, 0) AS pending
         FROM ${transactionsScan(BEFORE_ALL_DAYS)} LIMIT -1)
   WHERE day IS NOT NULL AND customer_id IS NOT NULL
-  GROUP BY customer_id, day ORDER BY customer_id, day`;
+  GROUP BY day, customer_id ORDER BY day, customer_id`;
 
-/**
- * Registers the running balances a full build's insert computes as the groups come, customer by customer in day
- * order: a window function over them costs more than the grouping itself (SQLite buffers each partition). Only
- * the current customer is kept. A group out of that order would give wrong balances, so it stops the build.
- */
-function registerRunningBalances(db: Db): void {
-  const approved = { customer: Number.NaN, day: '', end: 0 };
-  const pending = { customer: Number.NaN, end: 0 };
-  db.function('ledger_approved_end', { deterministic: false, directOnly: true }, (customer: number, day: string, change: number) => {
-    if (customer !== approved.customer) {
-      if (customer < approved.customer) throw new Error(`customer_points_daily: customer ${customer} came after customer ${approved.customer}; the build expects customer order`);
-      Object.assign(approved, { customer, day: '', end: 0 });
-    } else if (day <= approved.day) {
-      throw new Error(`customer_points_daily: customer ${customer}'s day ${day} came after ${approved.day}; the build expects day order`);
-    }
-    approved.day = day;
-    approved.end += change;
-    if (!Number.isSafeInteger(change) || !Number.isSafeInteger(approved.end)) throw new PointsBeyondExactError(`customer ${customer}'s approved points on ${day}`, approved.end);
-    return approved.end;
-  });
-  db.function('ledger_pending_end', { deterministic: false, directOnly: true }, (customer: number, change: number) => {
-    if (customer !== pending.customer) Object.assign(pending, { customer, end: 0 });
-    pending.end += change;
-    if (!Number.isSafeInteger(change) || !Number.isSafeInteger(pending.end)) throw new PointsBeyondExactError(`customer ${customer}'s pending points`, pending.end);
-    return pending.end;
-  });
+/** Each customer's balances as a full build's groups come: a slot a customer, in arrays indexed by it. */
+interface RunningBalances {
+  slots: Map<number, number>;
+  firstDay: string[];
+  approved: number[];
+  pending: number[];
 }
 
 /**
- * An update's rows of `from` and later: each customer's running sums added to their balances before `from`, those of
- * their last row before it, which this rebuild keeps (looked up once a customer, not once a day). The day is
- * computed, and the day's movements tallied, by `ledger_row_day` in a subquery of its own (LIMIT -1 keeps SQLite
- * from merging it into the grouping), once a row; the days before `from` that the index range also covers have none.
+ * Registers the running balances a full build's insert computes as the groups come, day by day: a window function
+ * over them costs more than the grouping itself (SQLite buffers each partition). One balance a customer is kept,
+ * returned for ledger_balances; the pending balance takes the slot the approved one just found for the same group.
+ * A group out of key order would give wrong balances, so it stops the build.
+ */
+function registerRunningBalances(db: Db): RunningBalances {
+  const balances: RunningBalances = { slots: new Map(), firstDay: [], approved: [], pending: [] };
+  const { slots, firstDay, approved, pending } = balances;
+  let lastDay = '';
+  let lastCustomer = Number.NEGATIVE_INFINITY;
+  let lastSlot = -1;
+  const slotOf = (customer: number, day: string): number => {
+    let slot = slots.get(customer);
+    if (slot === undefined) {
+      slot = approved.length;
+      slots.set(customer, slot);
+      firstDay.push(day);
+      approved.push(0);
+      pending.push(0);
+    }
+    return slot;
+  };
+  db.function('ledger_approved_end', { deterministic: false, directOnly: true }, (customer: number, day: string, change: number) => {
+    if (day < lastDay || (day === lastDay && customer <= lastCustomer)) {
+      throw new Error(`customer_points_daily: customer ${customer}'s day ${day} came after customer ${lastCustomer}'s day ${lastDay}; the build expects day and customer order`);
+    }
+    lastDay = day;
+    lastCustomer = customer;
+    lastSlot = slotOf(customer, day);
+    const end = (approved[lastSlot] += change);
+    if (!Number.isSafeInteger(change) || !Number.isSafeInteger(end)) throw new PointsBeyondExactError(`customer ${customer}'s approved points on ${day}`, end);
+    return end;
+  });
+  db.function('ledger_pending_end', { deterministic: false, directOnly: true }, (customer: number, day: string, change: number) => {
+    const slot = customer === lastCustomer && day === lastDay ? lastSlot : slotOf(customer, day);
+    const end = (pending[slot] += change);
+    if (!Number.isSafeInteger(change) || !Number.isSafeInteger(end)) throw new PointsBeyondExactError(`customer ${customer}'s pending points on ${day}`, end);
+    return end;
+  });
+  return balances;
+}
+
+/**
+ * The changes of each customer's rows from `from` on as the table holds them before an update rewrites those days:
+ * a customer's balances before `from` are those of ledger_balances (after their last row) less these.
+ */
+const OLD_CHANGES = `SELECT customer_id, sum(approved_change) AS approved, sum(pending_change) AS pending
+  FROM customer_points_daily WHERE day >= @from GROUP BY customer_id`;
+
+/**
+ * An update's rows of `from` and later: each customer's running sums, by `ledger_update_approved_end` and
+ * `ledger_update_pending_end` as the groups come in customer and day order, from their balances before `from`. The
+ * day is computed, and the day's movements tallied, by `ledger_row_day` in a subquery of its own (LIMIT -1 keeps
+ * SQLite from merging it into the grouping), once a row; the days before `from` that the index range also covers
+ * have none.
  */
 function rowsFrom(from: string): string {
   return `WITH g AS MATERIALIZED (
        SELECT customer_id, day, sum(approved) AS approved, sum(pending) AS pending, count(*) AS transactions
        FROM (SELECT ${LEDGER_ROW_DAY_SQL} AS day, customer_id, coalesce(points_approved, 0) AS approved, coalesce(points_pending, 0) AS pending
-             FROM ${transactionsScan(from)} WHERE created_at >= @bound LIMIT -1)
+             FROM ${transactionsScan(from)} WHERE ${UPDATE_TRANSACTIONS_WHERE} LIMIT -1)
        WHERE day IS NOT NULL AND customer_id IS NOT NULL
        GROUP BY customer_id, day),
-     base AS MATERIALIZED (
-       SELECT c.customer_id, (SELECT rowid FROM customer_points_daily WHERE customer_id = c.customer_id AND day < @from ORDER BY day DESC LIMIT 1) AS last
-       FROM (SELECT DISTINCT customer_id FROM g) AS c)
-     SELECT g.customer_id, g.day, g.approved, g.pending, coalesce(b.approved_end, 0) + sum(g.approved) OVER running,
-       coalesce(b.pending_end, 0) + sum(g.pending) OVER running, g.transactions
-     FROM g JOIN base ON base.customer_id = g.customer_id LEFT JOIN customer_points_daily AS b ON b.rowid = base.last
-     WINDOW running AS (PARTITION BY g.customer_id ORDER BY g.day ROWS UNBOUNDED PRECEDING)`;
+     old AS MATERIALIZED (${OLD_CHANGES})
+     SELECT customer_id, day, approved, pending, ledger_update_approved_end(customer_id, day, approved_before, approved),
+       ledger_update_pending_end(customer_id, day, pending_before, pending), transactions
+     FROM (SELECT g.customer_id, g.day, g.approved, g.pending, g.transactions,
+             coalesce(b.approved_end, 0) - coalesce(o.approved, 0) AS approved_before, coalesce(b.pending_end, 0) - coalesce(o.pending, 0) AS pending_before
+           FROM g LEFT JOIN ledger_balances AS b ON b.customer_id = g.customer_id LEFT JOIN old AS o ON o.customer_id = g.customer_id
+           ORDER BY g.customer_id, g.day)`;
+}
+
+/**
+ * Registers the running balances of an update's rows, which come customer by customer in day order: each customer's
+ * start from their balances before the rebuilt days. A window function would sort and buffer them again. A group
+ * out of that order would give wrong balances, so it stops the update.
+ */
+function registerUpdateBalances(db: Db): void {
+  const running = (balance: 'approved' | 'pending'): ((customer: number, day: string, before: number, change: number) => number) => {
+    let current = Number.NaN;
+    let lastDay = '';
+    let end = 0;
+    return (customer, day, before, change) => {
+      if (customer !== current) {
+        if (customer < current) throw new Error(`customer_points_daily: customer ${customer} came after customer ${current}; the update expects customer order`);
+        current = customer;
+        end = before;
+      } else if (day <= lastDay) {
+        throw new Error(`customer_points_daily: customer ${customer}'s day ${day} came after ${lastDay}; the update expects day order`);
+      }
+      lastDay = day;
+      end += change;
+      if (!Number.isSafeInteger(change) || !Number.isSafeInteger(end)) throw new PointsBeyondExactError(`customer ${customer}'s ${balance} points on ${day}`, end);
+      return end;
+    };
+  };
+  db.function('ledger_update_approved_end', { deterministic: false, directOnly: true }, running('approved'));
+  db.function('ledger_update_pending_end', { deterministic: false, directOnly: true }, running('pending'));
+}
+
+/**
+ * Brings ledger_balances up to date with an update's new rows from `from` (in temp.ledger_customer_days), before
+ * customer_points_daily's rows from `from` are replaced: a customer with new rows takes the balances of their last;
+ * one with old rows from `from` on and no new ones, those before less the old rows' changes. A customer left with no
+ * row at all leaves the table.
+ */
+function updateBalances(db: Db, from: string): void {
+  db.prepare(
+    `INSERT INTO ledger_balances (customer_id, first_day, approved_end, pending_end)
+     SELECT n.customer_id, n.first_day, l.approved_end, l.pending_end
+     FROM (SELECT customer_id, min(day) AS first_day, max(day) AS last_day FROM temp.ledger_customer_days GROUP BY customer_id) AS n
+     JOIN temp.ledger_customer_days AS l ON l.customer_id = n.customer_id AND l.day = n.last_day
+     WHERE true
+     ON CONFLICT (customer_id) DO UPDATE SET first_day = CASE WHEN first_day < @from THEN first_day ELSE excluded.first_day END,
+       approved_end = excluded.approved_end, pending_end = excluded.pending_end`,
+  ).run({ from });
+  db.prepare(
+    `UPDATE ledger_balances SET approved_end = ledger_balances.approved_end - o.approved, pending_end = ledger_balances.pending_end - o.pending
+     FROM (${OLD_CHANGES}) AS o
+     WHERE o.customer_id = ledger_balances.customer_id AND NOT EXISTS (SELECT 1 FROM temp.ledger_customer_days AS n WHERE n.customer_id = o.customer_id)`,
+  ).run({ from });
+  db.prepare(
+    `DELETE FROM ledger_balances WHERE first_day >= @from
+       AND NOT EXISTS (SELECT 1 FROM temp.ledger_customer_days AS n WHERE n.customer_id = ledger_balances.customer_id)`,
+  ).run({ from });
 }

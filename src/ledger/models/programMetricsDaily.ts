@@ -139,15 +139,14 @@ function memberCounts(db: Db, days: readonly string[]): { total: number[]; added
 }
 
 /**
- * Each member's membership day and days with a movement from `first` on, customer by customer, in day order. Read
- * member by member (CROSS JOIN keeps that order), each by the table's key from `first`: the other way round, an update
- * would walk the whole key of customer_points_daily to find the few days it rebuilds.
+ * Each member's days with a movement from `first` on, in day order, with their membership day: read by the table's
+ * key (day, customer) from `first` (CROSS JOIN keeps that order), each member found by theirs.
  */
 function* activeMemberDays(db: Db, first: string): Generator<[customer: number, memberDay: string, day: string]> {
   const rows = db
     .prepare(
-      `SELECT m.customer_id, m.member_day, c.day FROM ledger_members AS m CROSS JOIN customer_points_daily AS c ON c.customer_id = m.customer_id AND c.day >= ?
-       ORDER BY m.customer_id, c.day`,
+      `SELECT c.customer_id, m.member_day, c.day FROM customer_points_daily AS c CROSS JOIN ledger_members AS m ON m.customer_id = c.customer_id
+       WHERE c.day >= ? ORDER BY c.day, c.customer_id`,
     )
     .raw()
     .iterate(first) as IterableIterator<[number, string, string]>;
@@ -157,30 +156,26 @@ function* activeMemberDays(db: Db, first: string): Generator<[customer: number, 
 /**
  * For each of the days (consecutive), how many members had a movement in the 30 days ending with it, counting a
  * member only from their membership day: each adds one over the union of [max(movement, membership day),
- * movement + 29]. A difference array keeps it linear. Starting at the membership day keeps a day's count within its
- * members, and confines a change of membership day to the days from the earlier of the old and new one, where an
- * update rebuilds.
+ * movement + 29]. A difference array keeps it linear; the movements come in day order, so each member's union so
+ * far ends at the last day it covers. Starting at the membership day keeps a day's count within its members, and
+ * confines a change of membership day to the days from the earlier of the old and new one, where an update rebuilds.
  */
 function activeMemberCounts(days: readonly string[], index: ReadonlyMap<string, number>, events: Iterable<[number, string, string]>): number[] {
   const length = days.length;
   const diff = new Array<number>(length + 1).fill(0);
-  let customer: number | null = null;
-  let coveredTo = -1;
+  const coveredTo = new Map<number, number>();
   for (const [who, memberDay, day] of events) {
     const at = index.get(day);
     if (at === undefined) continue;
-    if (who !== customer) {
-      customer = who;
-      // A membership day outside the days is before the first (a member all along) or after the last (never yet).
-      coveredTo = (index.get(memberDay) ?? (memberDay < days[0] ? 0 : length)) - 1;
-    }
-    const start = Math.max(at, coveredTo + 1);
+    // A membership day outside the days is before the first (a member all along) or after the last (never yet).
+    const covered = coveredTo.get(who) ?? (index.get(memberDay) ?? (memberDay < days[0] ? 0 : length)) - 1;
+    const start = Math.max(at, covered + 1);
     const end = Math.min(at + ACTIVITY_WINDOW_DAYS - 1, length - 1);
     if (start <= end) {
       diff[start] += 1;
       diff[end + 1] -= 1;
     }
-    coveredTo = Math.max(coveredTo, end);
+    coveredTo.set(who, Math.max(covered, end));
   }
   const counts: number[] = [];
   let running = 0;
