@@ -8,7 +8,9 @@
 //   customer of theirs into the built customer_points_daily (keyed by day and customer: the rows of a new day append
 //   to it), then committing; no zone, running balances, earlier days, movements or other tables;
 //   peak memory (maxRSS of a child process running the full build) at 250k and 1M transactions (target: flat);
-//   the reconciliation verify --ledger runs (no target: its sums over every transaction, by customer).
+//   the reconciliation verify --ledger runs (no target: its sums over every transaction, by customer);
+//   balances --as-of the day halfway through the transactions' days, for every customer and for one (no target: the table is kept
+//   by day, so one customer's balance reads the days up to the date).
 // Times are the best of three rounds: on a shared machine a round can run a third slower than the next.
 // Run after `npm run build`: BENCH=ledger npm run bench, or node bench/ledger.bench.mjs
 import { spawnSync } from 'node:child_process';
@@ -61,6 +63,17 @@ async function child(dbPath, mode) {
     const start = performance.now();
     checkLedger(db, { idOverlapHours: 2, updatedAtOverlapMinutes: 10 });
     ms = performance.now() - start;
+  } else if (mode === 'balances') {
+    const { balancesAsOf } = await import('../dist/ledger/balancesAsOf.js');
+    // Halfway through the days with a movement.
+    const span = db.prepare('SELECT min(day) AS first, max(day) AS last FROM customer_points_daily').get();
+    const day = new Date((Date.parse(span.first) + Date.parse(span.last)) / 2).toISOString().slice(0, 10);
+    const start = performance.now();
+    const every = balancesAsOf(db, day).length;
+    ms = performance.now() - start;
+    const oneStart = performance.now();
+    balancesAsOf(db, day, 7);
+    rebuiltFrom = { day, customers: every, oneCustomerMs: performance.now() - oneStart };
   } else if (mode === 'updateFloor') {
     // An update's least work: the new day's rows, one per customer of its transactions, written into the table and
     // its key and committed. The day is one after every day there, so no row exists already.
@@ -154,6 +167,7 @@ async function main() {
   const updateFloor = best(3, () => runChild(work, 'updateFloor')).ms;
   const smallFull = runChild(small, 'full');
   const reconcile = best(3, () => runChild(work, 'reconcile')).ms;
+  const balances = best(3, () => runChild(work, 'balances'));
 
   const ratio = full.ms / query;
   const share = update.ms / full.ms;
@@ -164,5 +178,6 @@ async function main() {
   console.log(`update floor: the build's connection reading a day's ${DAY_OF_TRANSACTIONS.toLocaleString('en-US')} new transactions, writing their customer-days into the built customer_points_daily and committing (no zone, running balances, earlier days or other tables): ${updateFloor.toFixed(0)} ms = ${((updateFloor / full.ms) * 100).toFixed(1)}% of the full build`);
   console.log(`peak memory of a full build: ${smallFull.maxRssMb.toFixed(0)} MB at ${SMALL.toLocaleString('en-US')}, ${full.maxRssMb.toFixed(0)} MB at ${LARGE.toLocaleString('en-US')} (${(full.maxRssMb / smallFull.maxRssMb).toFixed(2)}x; target: flat)`);
   console.log(`reconciliation (verify --ledger's check) over ${LARGE.toLocaleString('en-US')} transactions of 50,000 customers: ${reconcile.toFixed(0)} ms`);
+  console.log(`balances --as-of ${balances.rebuiltFrom.day} for every customer (${balances.rebuiltFrom.customers.toLocaleString('en-US')}): ${balances.ms.toFixed(0)} ms; for one: ${balances.rebuiltFrom.oneCustomerMs.toFixed(0)} ms`);
   rmSync(work, { force: true });
 }

@@ -38,11 +38,14 @@ export function lastLedgerBuild(db: Db): LedgerBuild | null {
  */
 export function balancesAsOf(db: Db, day: string, customerId?: number): BalanceAsOf[] {
   const only = (column: string): string => (customerId === undefined ? '' : `AND ${column} = @customerId`);
+  // Every customer's: one pass over the table in its order. By the customer index, each row is fetched at random
+  // for _removed_at (six seconds on the 1M bench mirror, against half a second).
+  const transactions = customerId === undefined ? 'transactions NOT INDEXED' : 'transactions';
   const rows = db
     .prepare(
       `WITH ids AS (
          SELECT id FROM customers WHERE _removed_at IS NULL ${only('id')}
-         UNION SELECT customer_id FROM transactions WHERE customer_id IS NOT NULL AND _removed_at IS NULL ${only('customer_id')}),
+         UNION SELECT customer_id FROM ${transactions} WHERE customer_id IS NOT NULL AND _removed_at IS NULL ${only('customer_id')}),
        -- The table is kept in day order: one pass over its days up to @day, not a lookup a customer. SQLite takes a
        -- bare column beside max() from the row that holds the maximum.
        last AS MATERIALIZED (
