@@ -522,6 +522,22 @@ export default [
     tests: ['test/ledger/ledger.mirror-before-day-order.test.ts'],
   },
   {
+    id: 'manifest-ledger-missing',
+    promise: "A run with a model table records in its manifest the zone, point value and last day the models were built with.",
+    file: 'src/export/runExport.ts',
+    find: "schemas.some((schema) => schema.kind === 'model') ? lastLedgerBuild(snapshot.db) : undefined;",
+    replace: "schemas.some((schema) => schema.kind === 'model') ? null : undefined;",
+    tests: ['test/export/models/models.export-typed.test.ts'],
+  },
+  {
+    id: 'manifest-ledger-on-stream-runs',
+    promise: 'A run of streams alone records no ledger.',
+    file: 'src/export/runExport.ts',
+    find: "schemas.some((schema) => schema.kind === 'model') ? lastLedgerBuild(snapshot.db) : undefined;",
+    replace: "lastLedgerBuild(snapshot.db);",
+    tests: ['test/export/models/models.export-typed.test.ts'],
+  },
+  {
     id: 'ledger-removed-customer-day-kept',
     promise: 'A transaction removed after the build takes its customer-day out of customer_points_daily.',
     file: 'src/ledger/models/customerPointsDaily.ts',

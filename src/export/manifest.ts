@@ -4,6 +4,7 @@ import { STREAM_NAMES, type SnapshotFormat } from '../config.js';
 import type { DriftEntry } from '../drift/index.js';
 import type { BigQueryField } from './csvLoaderTypes.js';
 import { DIR_MODE, FILE_MODE } from './fileSink.js';
+import type { LedgerBuild } from '../ledger/balancesAsOf.js';
 import type { InvalidValue } from './invalidValues.js';
 import { MANIFEST_DIR, pointerOf, tmpPathFor } from './layout.js';
 import type { ExportColumnType, ExportTable, TableKind } from './schema.js';
@@ -76,6 +77,12 @@ export interface Manifest {
   schemaDrift: Record<string, DriftEntry[]>;
   /** Delta runs only: each stream table's Delta table after the run, per place it lives (the export folder, the bucket). */
   delta?: ManifestDeltaTable[];
+  /**
+   * Runs with a model table only: what the model tables were built with, as the snapshot held it (ledger_state):
+   * the zone their days are calendar days of, the point value of their liability (null: none), and their last day.
+   * Null when the ledger was never built (the model tables are empty).
+   */
+  ledger?: LedgerBuild | null;
 }
 
 export interface ManifestTable {

@@ -22,6 +22,7 @@ import { parseBucketPlace, type BucketPlace } from '../bucket/place.js';
 import { writeTableFile, type PendingFile } from './writeTableFile.js';
 import { DiskDeltaStore } from './delta/diskStore.js';
 import { DELTA_DIR, exportDeltaTables, holdDeltaLock, type DeltaPlace } from './delta/exportDelta.js';
+import { lastLedgerBuild } from '../ledger/balancesAsOf.js';
 import type { HeldLock } from '../runtime/lock.js';
 import type { OpsFacts } from '../metrics/facts.js';
 
@@ -201,6 +202,7 @@ async function exportRun(options: ExportOptions & { now: Date }, run: RunContext
     const watermarks = snapshot.watermarks();
     const schemaDrift = snapshot.schemaDrift(schemas.map((schema) => schema.table));
     const changeSeq = snapshot.changeSeq;
+    const ledger = schemas.some((schema) => schema.kind === 'model') ? lastLedgerBuild(snapshot.db) : undefined;
     snapshot.close();
 
     const manifest: Manifest = {
@@ -221,6 +223,7 @@ async function exportRun(options: ExportOptions & { now: Date }, run: RunContext
       files: pending.map((file) => file.entry),
       schemaDrift,
       ...(delta ? { delta } : {}),
+      ...(ledger !== undefined ? { ledger } : {}),
     };
     let manifestUrl: string | null = null;
     if (publisher) {

@@ -64,6 +64,9 @@ describe('the model tables exported like the streams: CSV, Parquet and Delta, ty
     expect(manifest.tables.filter((entry) => entry.kind === 'stream').map((entry) => entry.table)).toEqual(['customers', 'orders', 'activities', 'transactions', 'unsubscribes']);
     // A full run of every stream stays complete with the models in it.
     expect(manifest.complete).toBe(true);
+    // A loader learns the zone the days are in and the point value of the liability, as the models were built.
+    const lastDay = mirror.db.prepare('SELECT max(day) FROM points_ledger_daily').pluck().get();
+    expect(manifest.ledger).toEqual({ timeZone: 'America/New_York', pointValue: '0.01', lastDay });
   });
 
   for (const table of MODELS) {
@@ -125,5 +128,12 @@ describe('the model tables exported like the streams: CSV, Parquet and Delta, ty
     ]);
     expect(manifest.complete).toBe(false);
     expect(manifest.files[1].columns.find((column) => column.name === 'day')).toEqual({ name: 'day', type: 'date', parquet: { physical: 'INT32', logical: 'DATE' } });
+    expect(manifest.ledger?.timeZone).toBe('America/New_York');
+  });
+
+  it('a run of streams alone records no ledger', async () => {
+    const config = { ...mirror.config, export: { ...mirror.config.export, dir: join(mirror.dir, 'streams-only') } };
+    const only = await runExport({ db: mirror.db, config, logger: silentLogger, formats: ['csv'], tables: ['customers'] });
+    expect('ledger' in (await readManifest(only.manifestPath))).toBe(false);
   });
 });
