@@ -4,6 +4,8 @@ import { loadConfig, type Config, type LoadConfigOptions } from '../../src/confi
 import type { Db } from '../../src/db/open.js';
 import { createLogger, type Logger } from '../../src/log.js';
 import type { SimulatorHandle, StreamName } from '../../src/simulator/index.js';
+import { runSync, type SyncOptions } from '../../src/sync/index.js';
+import { expect } from 'vitest';
 
 /**
  * The real config pointed at a simulator, with tiny retry delays and no client-side rate limit
@@ -40,6 +42,20 @@ export function recordingLogger(level: 'debug' | 'info' | 'warn' = 'info'): { lo
 
 export function testClient(config: Readonly<Config>, logger: Logger): ApiClient {
   return createApiClient(config.api, logger);
+}
+
+/**
+ * One sync of the mirror with its own client, as a run makes it (of `streams`, or deep); the test fails unless every
+ * stream succeeds.
+ */
+export async function syncMirror(db: Db, config: Readonly<Config>, options: Pick<SyncOptions, 'streams' | 'deep'> = {}): Promise<void> {
+  const { logger } = recordingLogger();
+  const client = testClient(config, logger);
+  try {
+    expect((await runSync({ db, client, config, logger, ...options })).ok).toBe(true);
+  } finally {
+    await client.close();
+  }
 }
 
 export const MIRRORED_STREAMS: readonly StreamName[] = ['customers', 'orders', 'activities', 'transactions', 'unsubscribes'];

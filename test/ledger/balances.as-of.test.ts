@@ -2,10 +2,9 @@ import { chmodSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startSimulator, type SimulatorHandle } from '../../src/simulator/index.js';
-import { runSync } from '../../src/sync/index.js';
 import { runCli } from '../helpers/cli.js';
 import { freshMirror } from '../helpers/tempDir.js';
-import { recordingLogger, testClient, testConfig } from '../helpers/sync.js';
+import { syncMirror, testConfig } from '../helpers/sync.js';
 
 let sim: SimulatorHandle | undefined;
 afterEach(async () => {
@@ -26,10 +25,7 @@ describe('balances --as-of', () => {
     const { db, path } = freshMirror();
     const zone = 'Asia/Tokyo';
     const config = testConfig(sim, path, { program: { timeZone: zone } });
-    const { logger } = recordingLogger();
-    const client = testClient(config, logger);
-    expect((await runSync({ db, client, config, logger })).ok).toBe(true);
-    await client.close();
+    await syncMirror(db, config);
     db.close();
     chmodSync(path, 0o444);
     chmodSync(dirname(path), 0o555);

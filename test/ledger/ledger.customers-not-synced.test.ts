@@ -2,9 +2,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startSimulator, type SimulatorHandle } from '../../src/simulator/index.js';
-import { runSync } from '../../src/sync/index.js';
 import { runCli } from '../helpers/cli.js';
-import { recordingLogger, testClient, testConfig } from '../helpers/sync.js';
+import { syncMirror, testConfig } from '../helpers/sync.js';
 import { freshMirror } from '../helpers/tempDir.js';
 
 let sim: SimulatorHandle | undefined;
@@ -35,12 +34,7 @@ describe('the ledger with transactions synced and the customers stream not', () 
     sim = await startSimulator({ size: 'small', seed: 14 });
     const { db, path, dir } = freshMirror();
     const config = testConfig(sim, path);
-    const { logger } = recordingLogger();
-    const sync = async (streams: Array<'customers' | 'transactions'>): Promise<void> => {
-      const client = testClient(config, logger);
-      expect((await runSync({ db, client, config, logger, streams })).ok).toBe(true);
-      await client.close();
-    };
+    const sync = (streams: Array<'customers' | 'transactions'>): Promise<void> => syncMirror(db, config, { streams });
     const env = { LOYALTY_DB: path };
     await sync(['transactions']);
 

@@ -2,10 +2,9 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { checkLedger } from '../../src/ledger/reconcile.js';
 import { updateLedger } from '../../src/ledger/updateLedger.js';
 import { startSimulator, type SimulatorHandle } from '../../src/simulator/index.js';
-import { runSync } from '../../src/sync/index.js';
 import { runCli } from '../helpers/cli.js';
 import { startRewritingProxy, type RewritingProxy } from '../helpers/rewritingProxy.js';
-import { recordingLogger, testClient, testConfig } from '../helpers/sync.js';
+import { syncMirror, testConfig } from '../helpers/sync.js';
 import { freshMirror } from '../helpers/tempDir.js';
 
 let sim: SimulatorHandle | undefined;
@@ -48,10 +47,7 @@ describe('a timestamp on a day its month lacks (31 February)', () => {
     });
     const { db, path } = freshMirror();
     const config = testConfig({ url: proxy.url, keys: sim.keys }, path);
-    const { logger } = recordingLogger();
-    const client = testClient(config, logger);
-    expect((await runSync({ db, client, config, logger })).ok).toBe(true);
-    await client.close();
+    await syncMirror(db, config);
 
     expect(db.prepare("SELECT created_at, json_extract(raw, '$.created_at') AS sent FROM transactions WHERE id = ?").get(odd.id)).toEqual({ created_at: null, sent: impossible });
     expect(db.prepare("SELECT kind FROM schema_drift WHERE stream = 'transactions' AND path = 'created_at'").pluck().all()).toEqual(['type']);

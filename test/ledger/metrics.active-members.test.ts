@@ -8,9 +8,8 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openDatabase, type Db } from '../../src/db/open.js';
 import { startSimulator, type SimulatorHandle } from '../../src/simulator/index.js';
-import { runSync } from '../../src/sync/index.js';
 import { updateLedger } from '../../src/ledger/updateLedger.js';
-import { recordingLogger, testClient, testConfig } from '../helpers/sync.js';
+import { syncMirror, testConfig } from '../helpers/sync.js';
 import { freshMirror, tempDir } from '../helpers/tempDir.js';
 import { expectedTables } from './expectedLedger.js';
 
@@ -121,10 +120,7 @@ describe('active_members_30d counts members from their enrolment day', () => {
     const zone = 'Europe/Paris';
     const config = testConfig(sim, path, { program: { timeZone: zone }, ledger: { pointValue: null } });
     const sync = async (): Promise<void> => {
-      const { logger } = recordingLogger();
-      const client = testClient(config, logger);
-      expect((await runSync({ db, client, config, logger })).ok).toBe(true);
-      await client.close();
+      await syncMirror(db, config);
     };
     await sync();
     // An edit enrols every registered customer not enrolled yet, from now on, whatever they earned before.

@@ -10,9 +10,8 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openDatabase, type Db } from '../../src/db/open.js';
 import { startSimulator, type SimulatorHandle } from '../../src/simulator/index.js';
-import { runSync } from '../../src/sync/index.js';
 import { updateLedger } from '../../src/ledger/updateLedger.js';
-import { recordingLogger, testClient, testConfig } from '../helpers/sync.js';
+import { syncMirror, testConfig } from '../helpers/sync.js';
 import { freshMirror, tempDir } from '../helpers/tempDir.js';
 import { expectedTables, shift, type TruthCustomer, type TruthOrder } from './expectedLedger.js';
 
@@ -151,10 +150,7 @@ function metricsOfFullBuild(db: Db, timeZone: string): Array<Record<string, unkn
 
 async function sync(handle: SimulatorHandle, path: string, db: Db, timeZone: string, deep = false): Promise<void> {
   const config = testConfig(handle, path, { program: { timeZone }, ledger: { pointValue: null } });
-  const { logger } = recordingLogger();
-  const client = testClient(config, logger);
-  expect((await runSync({ db, client, config, logger, deep })).ok).toBe(true);
-  await client.close();
+  await syncMirror(db, config, { deep });
 }
 
 /** An order placed through the API at `date` (the spec's create-order), for an existing or a new (guest) customer. */

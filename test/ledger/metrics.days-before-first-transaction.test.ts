@@ -8,9 +8,8 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openDatabase, type Db } from '../../src/db/open.js';
 import { startSimulator, type SimulatorHandle } from '../../src/simulator/index.js';
-import { runSync } from '../../src/sync/index.js';
 import { updateLedger } from '../../src/ledger/updateLedger.js';
-import { recordingLogger, testClient, testConfig } from '../helpers/sync.js';
+import { syncMirror, testConfig } from '../helpers/sync.js';
 import { freshMirror, tempDir } from '../helpers/tempDir.js';
 import { expectedTables } from './expectedLedger.js';
 
@@ -146,10 +145,7 @@ describe('program_metrics_daily starts at the first transaction, order or enrolm
     sim = await startSimulator({ size: 'small', seed: 21 });
     const { db, path } = mirror();
     const config = testConfig(sim, path, { program: { timeZone: 'UTC' }, ledger: { pointValue: null } });
-    const { logger } = recordingLogger();
-    const client = testClient(config, logger);
-    expect((await runSync({ db, client, config, logger })).ok).toBe(true);
-    await client.close();
+    await syncMirror(db, config);
     const today = new Date().toISOString().slice(0, 10);
     const orders = sim.truth('orders') as Array<{ created_at: string; total_paid: string; total_refunded: string }>;
     const cents = orders.reduce((sum, o) => sum + Math.round(Number(o.total_paid) * 100) - Math.round(Number(o.total_refunded) * 100), 0);

@@ -1,9 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { startSimulator, type SimulatorHandle } from '../../src/simulator/index.js';
-import { runSync } from '../../src/sync/index.js';
 import { runCli } from '../helpers/cli.js';
 import { startRewritingProxy, type RewritingProxy } from '../helpers/rewritingProxy.js';
-import { recordingLogger, testClient, testConfig } from '../helpers/sync.js';
+import { syncMirror, testConfig } from '../helpers/sync.js';
 import { freshMirror } from '../helpers/tempDir.js';
 
 let sim: SimulatorHandle | undefined;
@@ -28,10 +27,7 @@ describe('verify --ledger on customers whose records leave out points_pending', 
     const config = testConfig({ url: proxy.url, keys: sim.keys }, path);
     // Two syncs: the second settles what the first left in flight.
     for (let run = 0; run < 2; run++) {
-      const { logger } = recordingLogger();
-      const client = testClient(config, logger);
-      expect((await runSync({ db, client, config, logger })).ok).toBe(true);
-      await client.close();
+      await syncMirror(db, config);
     }
     expect(db.prepare('SELECT count(*) FROM customers WHERE points_pending IS NOT NULL').pluck().get()).toBe(0);
     expect(db.prepare('SELECT count(*) FROM transactions WHERE coalesce(points_pending, 0) <> 0').pluck().get()).toBe(0);

@@ -3,7 +3,7 @@ import { startSimulator, type SimulatorHandle } from '../../src/simulator/index.
 import { runSync } from '../../src/sync/index.js';
 import { runCli } from '../helpers/cli.js';
 import { freshMirror } from '../helpers/tempDir.js';
-import { recordingLogger, testClient, testConfig } from '../helpers/sync.js';
+import { recordingLogger, syncMirror, testClient, testConfig } from '../helpers/sync.js';
 
 let sim: SimulatorHandle | undefined;
 afterEach(async () => {
@@ -23,10 +23,7 @@ describe('verify --ledger', () => {
     const { db, path } = freshMirror();
     const sync = async (): Promise<void> => {
       const config = testConfig(sim!, path);
-      const { logger } = recordingLogger();
-      const client = testClient(config, logger);
-      expect((await runSync({ db, client, config, logger })).ok).toBe(true);
-      await client.close();
+      await syncMirror(db, config);
     };
     const env = { LOYALTY_DB: path };
     await sync();

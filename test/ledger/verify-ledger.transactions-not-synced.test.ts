@@ -2,9 +2,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startSimulator, type SimulatorHandle } from '../../src/simulator/index.js';
-import { runSync } from '../../src/sync/index.js';
 import { runCli } from '../helpers/cli.js';
-import { recordingLogger, testClient, testConfig } from '../helpers/sync.js';
+import { syncMirror, testConfig } from '../helpers/sync.js';
 import { freshMirror } from '../helpers/tempDir.js';
 
 let sim: SimulatorHandle | undefined;
@@ -25,10 +24,7 @@ describe('the ledger with the customers stream synced and the transactions strea
     sim = await startSimulator({ size: 'small', seed: 14 });
     const { db, path, dir } = freshMirror();
     const config = testConfig(sim, path);
-    const { logger } = recordingLogger();
-    const client = testClient(config, logger);
-    expect((await runSync({ db, client, config, logger, streams: ['customers'] })).ok).toBe(true);
-    await client.close();
+    await syncMirror(db, config, { streams: ['customers'] });
     db.close();
     const env = { LOYALTY_DB: path };
     const customers = sim.truth('customers') as Array<{ id: number; points_approved: number; points_pending: number }>;

@@ -5,10 +5,9 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { startSimulator, type SimulatorHandle } from '../../src/simulator/index.js';
-import { runSync } from '../../src/sync/index.js';
 import { runCli } from '../helpers/cli.js';
 import { startRewritingProxy, type RewritingProxy } from '../helpers/rewritingProxy.js';
-import { recordingLogger, testClient, testConfig } from '../helpers/sync.js';
+import { syncMirror, testConfig } from '../helpers/sync.js';
 import { freshMirror } from '../helpers/tempDir.js';
 
 let sim: SimulatorHandle | undefined;
@@ -44,10 +43,7 @@ describe('verify --ledger and transactions that name no customer', () => {
     const { db, path } = freshMirror();
     const config = testConfig({ url: proxy.url, keys: sim.keys }, path);
     for (let run = 0; run < 2; run++) {
-      const { logger } = recordingLogger();
-      const client = testClient(config, logger);
-      expect((await runSync({ db, client, config, logger })).ok).toBe(true);
-      await client.close();
+      await syncMirror(db, config);
     }
     // The tables disagree by exactly those points.
     const outstanding = db.prepare('SELECT approved_end FROM points_ledger_daily ORDER BY day DESC LIMIT 1').pluck().get() as number;
