@@ -30,7 +30,8 @@ export class DayMovementsTally {
   private from: string | null = null;
   private rowsRead = 0;
   private readonly byDay = new Map<string, DayMovements>();
-  private readonly unclassified = new Map<string | null, Map<string | null, UnclassifiedCount>>();
+  /** By the JSON text MOVEMENT_SQL gives them: the same resource and state always give the same text. */
+  private readonly unclassified = new Map<string, UnclassifiedCount>();
 
   constructor(private readonly localDay: (timestamp: string | null) => string | null) {}
 
@@ -45,6 +46,9 @@ export class DayMovementsTally {
     this.byDay.clear();
     this.unclassified.clear();
     const countUnclassified = from === BEFORE_ALL_DAYS;
+    // Rows mostly come in time order: the day of the row before is the likely one.
+    let lastDayOf: string | null = null;
+    let lastDay: DayMovements | undefined;
     const step = (createdAt: string | null, movementCode: number | string, kept: number, approved: number, pending: number): string | null => {
       this.rowsRead += 1;
       // MOVEMENT_SQL gives an unclassified row's resource and state instead of a number.
@@ -53,11 +57,13 @@ export class DayMovementsTally {
       if (kept === 0) return null;
       const dayOf = this.localDay(createdAt);
       if (dayOf === null || dayOf < from) return null;
-      let day = this.byDay.get(dayOf);
+      let day = dayOf === lastDayOf ? lastDay : this.byDay.get(dayOf);
       if (day === undefined) {
         day = { movements: { earned: 0, reversed: 0, redeemed: 0, reimbursed: 0, expired: 0, other: 0 }, approvedChange: 0, pendingChange: 0, approvedFromPending: 0, transactions: 0 };
         this.byDay.set(dayOf, day);
       }
+      lastDayOf = dayOf;
+      lastDay = day;
       day.approvedChange += approved;
       day.pendingChange += pending;
       day.transactions += 1;
@@ -90,17 +96,21 @@ export class DayMovementsTally {
 
   /** The unclassified transactions a full build read. */
   unclassifiedCounts(): UnclassifiedCount[] {
-    return [...this.unclassified.values()].flatMap((states) => [...states.values()]);
+    return [...this.unclassified.values()];
   }
 
-  /** Counts a row of the resource and state that `resourceAndState`, a JSON array from MOVEMENT_SQL, names. */
+  /**
+   * Counts a row of the resource and state that `resourceAndState`, a JSON array from MOVEMENT_SQL, names: parsed
+   * once a pair, as a mirror of an unknown resource can hold nothing else.
+   */
   private tallyUnclassified(resourceAndState: string): void {
+    const tally = this.unclassified.get(resourceAndState);
+    if (tally !== undefined) {
+      tally.count += 1;
+      return;
+    }
     const [resource, state] = JSON.parse(resourceAndState) as [string | null, string | null];
-    let states = this.unclassified.get(resource);
-    if (states === undefined) this.unclassified.set(resource, (states = new Map()));
-    const tally = states.get(state);
-    if (tally === undefined) states.set(state, { resource, state, count: 1 });
-    else tally.count += 1;
+    this.unclassified.set(resourceAndState, { resource, state, count: 1 });
   }
 }
 

@@ -1,8 +1,9 @@
-import { daysInMonth, isoToMicros, microsToMillis } from '../isoTimestamp.js';
+import { daysFromCivil, daysInMonth, isoToMicros, microsToMillis } from '../isoTimestamp.js';
 
 /** Every offset of a present-day time zone is a whole number of quarter hours, so a day never starts inside one. */
 const QUARTER_HOUR_MS = 15 * 60 * 1000;
 const DAY_MS = 24 * 60 * 60 * 1000;
+const QUARTERS_A_DAY = DAY_MS / QUARTER_HOUR_MS;
 /** In the cache: a quarter hour in which a day starts (offsets of the past, such as Kiritimati's −10:40 until 1979). */
 const DAY_STARTS_WITHIN = '';
 
@@ -67,34 +68,40 @@ export function createLocalDay(timeZone: string): (timestamp: string | null) => 
   };
 }
 
-/** The shape of the API's own timestamps, `YYYY-MM-DDTHH:MM:SS.sssZ` (JavaScript's toISOString): where each digit is. */
-const API_FORM_DIGITS = [0, 1, 2, 3, 5, 6, 8, 9, 11, 12, 14, 15, 17, 18, 20, 21, 22];
-const API_FORM_MARKS: ReadonlyArray<readonly [number, number]> = (
-  [[4, '-'], [7, '-'], [10, 'T'], [13, ':'], [16, ':'], [19, '.'], [23, 'Z']] as const
-).map(([at, mark]) => [at, mark.charCodeAt(0)] as const);
+/** A character's digit value, or a value above 9 for any other character. */
+function digitAt(text: string, at: number): number {
+  return (text.charCodeAt(at) - 48) >>> 0;
+}
 
 /**
- * The quarter hour since 1970 of a timestamp in the API's own form, or null for any other text (isoToMicros then
- * reads it, the same way). The ledger computes a day for every transaction of a build, and isoToMicros's exact
- * microseconds (a bigint) cost twice as much as this; a quarter hour needs no seconds.
+ * The quarter hour since 1970 of a timestamp in the API's own form, `YYYY-MM-DDTHH:MM:SS.sssZ` (JavaScript's
+ * toISOString), or null for any other text (isoToMicros then reads it, the same way). The ledger computes a day for
+ * every transaction of a build: this is written out character by character, with no Date, because loops, closures
+ * and Date.UTC here cost a full build of a million transactions a tenth of its time. A quarter hour needs no seconds.
  */
 function apiFormQuarter(text: string): number | null {
-  if (text.length !== 24) return null;
-  for (const at of API_FORM_DIGITS) {
-    const code = text.charCodeAt(at);
-    if (code < 48 || code > 57) return null;
+  if (
+    text.length !== 24 || text.charCodeAt(4) !== 45 || text.charCodeAt(7) !== 45 || text.charCodeAt(10) !== 84 || text.charCodeAt(13) !== 58 ||
+    text.charCodeAt(16) !== 58 || text.charCodeAt(19) !== 46 || text.charCodeAt(23) !== 90
+  ) {
+    return null;
   }
-  for (const [at, mark] of API_FORM_MARKS) if (text.charCodeAt(at) !== mark) return null;
-  const number = (at: number): number => (text.charCodeAt(at) - 48) * 10 + (text.charCodeAt(at + 1) - 48);
-  const year = number(0) * 100 + number(2);
-  const month = number(5);
-  const day = number(8);
-  const hour = number(11);
-  const minute = number(14);
+  const y0 = digitAt(text, 0), y1 = digitAt(text, 1), y2 = digitAt(text, 2), y3 = digitAt(text, 3);
+  const m0 = digitAt(text, 5), m1 = digitAt(text, 6), d0 = digitAt(text, 8), d1 = digitAt(text, 9);
+  const h0 = digitAt(text, 11), h1 = digitAt(text, 12), n0 = digitAt(text, 14), n1 = digitAt(text, 15);
+  const s0 = digitAt(text, 17), s1 = digitAt(text, 18);
+  if (Math.max(y0, y1, y2, y3, m0, m1, d0, d1, h0, h1, n0, n1, s0, s1, digitAt(text, 20), digitAt(text, 21), digitAt(text, 22)) > 9) return null;
+  const year = y0 * 1000 + y1 * 100 + y2 * 10 + y3;
+  const month = m0 * 10 + m1;
+  const day = d0 * 10 + d1;
+  const hour = h0 * 10 + h1;
+  const minute = n0 * 10 + n1;
   // Any field out of range is left to isoToMicros, and so are years before 1970 and year 9999, for no gain in reading
-  // them here (Date.UTC would read years 0 to 99 as 1900s).
-  if (year < 1970 || year > 9998 || month < 1 || month > 12 || day < 1 || day > daysInMonth(year, month) || hour > 23 || minute > 59 || number(17) > 59) return null;
-  return Math.floor(Date.UTC(year, month - 1, day, hour, minute) / QUARTER_HOUR_MS);
+  // them here.
+  if (year < 1970 || year > 9998 || month < 1 || month > 12 || day < 1 || (day > 28 && day > daysInMonth(year, month)) || hour > 23 || minute > 59 || s0 * 10 + s1 > 59) {
+    return null;
+  }
+  return daysFromCivil(year, month, day) * QUARTERS_A_DAY + hour * 4 + Math.floor(minute / 15);
 }
 
 /** `YYYY-MM-DD` of the instant `ms` in `timeZone`. */
