@@ -1101,4 +1101,29 @@ export default [
     replace: "  return build ?? { timeZone: 'UTC', pointValue: null, lastDay: '9999-12-31' };",
     tests: ['test/ledger/ledger.not-built-yet.test.ts'],
   },
+  // --- Issue 32: the reconciliation where container jobs run it (once --verify-daily) ---
+  {
+    id: 'once-verify-daily-verifies-every-run',
+    promise: 'once --verify-daily verifies on the first run of a day only.',
+    file: 'src/cli/once.ts',
+    find: "  if (last === null || !sameCalendarDay(new Date(last.finishedAt), now, deps.config.schedule.timezone)) return null;\n  const found",
+    replace: "  if (last === null || now.getTime() > 0) return null;\n  const found",
+    tests: ['test/runtime/once.verify-daily.test.ts'],
+  },
+  {
+    id: 'once-verify-daily-counts-one-stream',
+    promise: "A verify of fewer streams than sync.streams is not the day's verify for once --verify-daily.",
+    file: 'src/verify/verifyRuns.ts',
+    find: '    if (streams.every((stream) => compared.has(stream))) return',
+    replace: '    if (compared.size > 0) return',
+    tests: ['test/runtime/once.verify-daily.test.ts'],
+  },
+  {
+    id: 'once-verify-daily-counts-a-failed-verify',
+    promise: "A verify that could not finish is not the day's verify for once --verify-daily: the next run tries again.",
+    file: 'src/verify/verifyRuns.ts',
+    find: "FROM verify_runs WHERE status = 'succeeded' AND finished_at IS NOT NULL ORDER BY id DESC",
+    replace: 'FROM verify_runs WHERE finished_at IS NOT NULL ORDER BY id DESC',
+    tests: ['test/runtime/once.verify-daily.test.ts'],
+  },
 ];

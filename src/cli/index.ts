@@ -65,7 +65,7 @@ const COMMANDS: Record<string, CommandEntry> = {
   },
   once: {
     state: () => 'skip',
-    summary: 'sync, then push, then export; exit 0 only if all succeeded (for cron containers; --verify, --export-daily, --accept-removals, --metrics-file PATH, --pushgateway URL)',
+    summary: 'sync, then push, then export; exit 0 only if all succeeded (for cron containers; --verify, --verify-daily, --export-daily, --accept-removals, --metrics-file PATH, --pushgateway URL)',
     needsConfig: true,
     callsApi: () => true,
     checkArgs: async (argv) => ({ help: (await import('./once.js')).parseOnceArgs(argv).values.help === true }),

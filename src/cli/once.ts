@@ -13,8 +13,9 @@ import type { LeaseHeldError } from '../state/errors.js';
 import { configuredPlace, describePlace, lastFullExport, sameCalendarDay } from '../export/lastFullExport.js';
 import { runJobThenSave, type JobName, type JobOutcome, type WorkerDeps } from '../runtime/jobs.js';
 import { withWorker } from '../runtime/worker.js';
+import { lastCompleteVerify } from '../verify/verifyRuns.js';
 
-const HELP = `Usage: loyalty-sync once [--config FILE] [--verify] [--export-daily] [--accept-removals] [--metrics-file PATH] [--pushgateway URL]
+const HELP = `Usage: loyalty-sync once [--config FILE] [--verify | --verify-daily] [--export-daily] [--accept-removals] [--metrics-file PATH] [--pushgateway URL]
 
 Runs sync, then push, then export, printing one line per step. With --verify, a sampled verify
 (verify.requests requests, default 50) runs right after the sync; defects it finds fail the run
@@ -29,6 +30,11 @@ With state.url, a run that finds another run's live lease on the state prints on
 skipped, who holds the lease and until when, and exits 0; its metrics are then the loyalty_state_*
 families alone (the skip counted), and a push of them replaces only those in the program's group.
 
+  --verify-daily        as --verify, but only when no verify of every stream in sync.streams has
+                        finished yet today (in schedule.timezone) without a stream failing; one that
+                        found defects counts (its run failed, and the metrics go on reporting them),
+                        one that could not finish does not. So a CronJob that runs every 15 minutes
+                        verifies, and reconciles the points ledger, once a day.
   --export-daily        export only when no full export of the configured formats (export.formats) has
                         reached the configured place yet today (in schedule.timezone): export.url's
                         bucket and prefix when set, else the export folder. Exports to other places
@@ -56,6 +62,7 @@ const UNKNOWN_PROGRAM = 'unknown';
 export function parseOnceArgs(argv: string[]) {
   const { values } = parseCommandArgs('once', argv, {
     verify: { type: 'boolean' },
+    'verify-daily': { type: 'boolean' },
     'export-daily': { type: 'boolean' },
     'accept-removals': { type: 'boolean' },
     help: { type: 'boolean', short: 'h' },
@@ -63,6 +70,9 @@ export function parseOnceArgs(argv: string[]) {
     pushgateway: { type: 'string' },
   });
   if (values.help) return { values, metricsFile: undefined, gateway: undefined };
+  if (values.verify && values['verify-daily']) {
+    throw new UsageError('--verify and --verify-daily were both given; expected one of them: --verify verifies on every run, --verify-daily on the first run of a day.');
+  }
   const metricsFile = values['metrics-file'];
   if (metricsFile === '') throw new UsageError('--metrics-file is empty; expected a file path such as /var/lib/node_exporter/textfile/loyalty_sync.prom.');
   const problem = metricsFile === undefined ? null : metricsFileProblem(metricsFile);
@@ -81,7 +91,7 @@ export async function onceCommand(argv: string[], ctx: CommandContext): Promise<
   const metrics = metricsFile === undefined && gateway === undefined ? null : createMetrics(knownLabelValues(ctx.config));
   if (metrics !== null) ctx.stateFacts?.attach(metrics.state);
 
-  const steps = values.verify ? ONCE_STEPS_VERIFIED : ONCE_STEPS;
+  const steps = values.verify || values['verify-daily'] ? ONCE_STEPS_VERIFIED : ONCE_STEPS;
   let programId = UNKNOWN_PROGRAM;
   let ok = false;
   try {
@@ -97,7 +107,8 @@ export async function onceCommand(argv: string[], ctx: CommandContext): Promise<
           results.push(outcome);
           continue;
         }
-        const outcome = (step === 'export' && values['export-daily'] ? exportNotDue(deps, new Date()) : null) ?? (await runJobThenSave(step, deps, signal, { acceptRemovals: values['accept-removals'] === true, exportSignal: deadline }));
+        const notDue = step === 'export' && values['export-daily'] ? exportNotDue(deps, new Date()) : step === 'verify' && values['verify-daily'] ? verifyNotDue(deps, new Date()) : null;
+        const outcome = notDue ?? (await runJobThenSave(step, deps, signal, { acceptRemovals: values['accept-removals'] === true, exportSignal: deadline }));
         ctx.stdout.write(`${outcome.ok ? 'ok  ' : 'FAIL'} ${outcome.summary}\n`);
         results.push(outcome);
       }
@@ -123,6 +134,17 @@ function exportNotDue(deps: WorkerDeps, now: Date): JobOutcome | null {
   if (last === null || !sameCalendarDay(new Date(last.finishedAt), now, deps.config.schedule.timezone)) return null;
   deps.facts?.exportSucceeded({ finishedAt: new Date(last.finishedAt), files: [] });
   return { job: 'export', ok: true, summary: `export: not due (--export-daily): today's full export ${last.runId} to ${describePlace(place)} finished at ${last.finishedAt}` };
+}
+
+/**
+ * With --verify-daily: the outcome of a skipped verify when today's has already run, else null (it is due). The
+ * worker reported that verify's figures when it opened the mirror, so the metrics of a skipped run still carry them.
+ */
+function verifyNotDue(deps: WorkerDeps, now: Date): JobOutcome | null {
+  const last = lastCompleteVerify(deps.db, deps.config.sync.streams);
+  if (last === null || !sameCalendarDay(new Date(last.finishedAt), now, deps.config.schedule.timezone)) return null;
+  const found = last.ok ? 'no defects' : 'DEFECTS: `loyalty-sync verify` names them';
+  return { job: 'verify', ok: true, summary: `verify: not due (--verify-daily): today's verify finished at ${last.finishedAt} (${found})` };
 }
 
 /**

@@ -86,6 +86,21 @@ export function lastVerify(db: Db, which: 'any' | 'finished' = 'any'): LastVerif
   };
 }
 
+/**
+ * The newest verify that compared every one of `streams` and finished with none failing (defects found or not),
+ * or null: what `once --verify-daily` counts as the day's verify. One of fewer streams, or one cut short, does not.
+ */
+export function lastCompleteVerify(db: Db, streams: readonly string[]): { finishedAt: string; ok: boolean } | null {
+  const runs = db
+    .prepare("SELECT finished_at AS finishedAt, ok, streams FROM verify_runs WHERE status = 'succeeded' AND finished_at IS NOT NULL ORDER BY id DESC")
+    .iterate() as IterableIterator<{ finishedAt: string; ok: number | null; streams: string | null }>;
+  for (const run of runs) {
+    const compared = new Set((JSON.parse(run.streams ?? '[]') as Array<{ stream: string }>).map((result) => result.stream));
+    if (streams.every((stream) => compared.has(stream))) return { finishedAt: run.finishedAt, ok: run.ok === 1 };
+  }
+  return null;
+}
+
 /** A stream's result as a run recorded it: runs from before issue 25 have no `defects` and no `pending`. */
 type StoredStreamResult = Omit<StreamVerifyResult, 'defects' | 'pending'> & Partial<Pick<StreamVerifyResult, 'defects' | 'pending'>>;
 

@@ -54,11 +54,13 @@ describe('the Kubernetes manifests', () => {
     expect(deployment.spec.strategy.type).toBe('Recreate');
   });
 
-  it('runs the CronJob with concurrencyPolicy Forbid, as `once` with its metrics sent somewhere', () => {
+  it('runs the CronJob with concurrencyPolicy Forbid, as `once` that verifies daily with its metrics sent somewhere', () => {
     expect(cronJob.kind).toBe('CronJob');
     expect(cronJob.spec.concurrencyPolicy).toBe('Forbid');
     const [container] = cronJob.spec.jobTemplate.spec.template.spec.containers;
     expect(container.args[0]).toBe('once');
+    // Without it the verify alerts and LoyaltyLedgerDefects would read nothing in a CronJob deployment.
+    expect(container.args).toContain('--verify-daily');
     expect(container.args.some((arg) => arg === '--pushgateway' || arg === '--metrics-file')).toBe(true);
   });
 

@@ -117,8 +117,9 @@ describe.each(recipes.map((recipe) => [recipe.name, recipe] as const))('the %s r
     expect(recipe.timeoutSeconds).toBeGreaterThanOrEqual(FIRST_SYNC_SECONDS);
   });
 
-  it('runs `once --export-daily` every 15 minutes, as the CronJob of deploy/kubernetes does', () => {
-    expect(recipe.args.slice(0, 2)).toEqual(['once', '--export-daily']);
+  it('runs `once --export-daily --verify-daily` every 15 minutes, as the CronJob of deploy/kubernetes does', () => {
+    // --verify-daily: the scheduled jobs are where a container deployment verifies and reconciles the ledger.
+    expect(recipe.args.slice(0, 3)).toEqual(['once', '--export-daily', '--verify-daily']);
     expect(recipe.everyMinutes).toBe(15);
   });
 });
