@@ -501,8 +501,8 @@ export default [
     id: 'ledger-active-member-window-restarts',
     promise: "active_members_30d counts a member once a day, however many of their movements' 30-day windows cover it.",
     file: 'src/ledger/models/programMetricsDaily.ts',
-    find: 'const covered = coveredTo.get(who) ?? (index.get(memberDay)',
-    replace: 'const covered = (index.get(memberDay)',
+    find: '        coveredTo[slot] = end;\n',
+    replace: '',
     tests: ['test/ledger/metrics.active-members.test.ts'],
   },
   {
@@ -650,11 +650,19 @@ export default [
     tests: ['test/ledger/ledger.unclassified-and-removed.test.ts'],
   },
   {
+    id: 'ledger-membership-day-shifted',
+    promise: "members and new_members count a customer from their own enrolment day, not the day after.",
+    file: 'src/ledger/models/programMetricsDaily.ts',
+    find: "CAST(round(julianday(member_day) - julianday(?)) AS INTEGER)",
+    replace: "CAST(round(julianday(member_day) - julianday(?)) AS INTEGER) + 1",
+    tests: ['test/ledger/metrics.columns-match-readme.test.ts'],
+  },
+  {
     id: "ledger-active-before-enrolment",
     promise: "A member counts as active on a day only from their enrolment day on.",
     file: "src/ledger/models/programMetricsDaily.ts",
-    find: "?? (index.get(memberDay) ?? (memberDay < days[0] ? 0 : length)) - 1;",
-    replace: "?? -1;",
+    find: "const coveredTo = members.dayIndex.map((at) => Math.max(at, 0) - 1);",
+    replace: "const coveredTo = members.dayIndex.map(() => -1);",
     tests: ["test/ledger/metrics.active-members.test.ts"],
   },
   {
