@@ -1134,4 +1134,20 @@ export default [
     replace: 'FROM verify_runs WHERE finished_at IS NOT NULL ORDER BY id DESC',
     tests: ['test/runtime/once.verify-daily.test.ts'],
   },
+  {
+    id: 'once-verify-daily-skips-only-clean-verifies',
+    promise: "A verify that found defects is the day's verify for once --verify-daily: the later runs do not verify again and fail all day.",
+    file: 'src/verify/verifyRuns.ts',
+    find: "FROM verify_runs WHERE status = 'succeeded' AND finished_at IS NOT NULL ORDER BY id DESC",
+    replace: "FROM verify_runs WHERE status = 'succeeded' AND ok = 1 AND finished_at IS NOT NULL ORDER BY id DESC",
+    tests: ['test/runtime/once.verify-daily.test.ts'],
+  },
+  {
+    id: 'once-verify-daily-day-in-utc',
+    promise: "once --verify-daily counts the day in schedule.timezone.",
+    file: 'src/cli/once.ts',
+    find: "!sameCalendarDay(new Date(last.finishedAt), now, deps.config.schedule.timezone)) return null;\n  const found",
+    replace: "!sameCalendarDay(new Date(last.finishedAt), now, 'UTC')) return null;\n  const found",
+    tests: ['test/runtime/once.verify-daily.test.ts'],
+  },
 ];

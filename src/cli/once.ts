@@ -30,11 +30,14 @@ With state.url, a run that finds another run's live lease on the state prints on
 skipped, who holds the lease and until when, and exits 0; its metrics are then the loyalty_state_*
 families alone (the skip counted), and a push of them replaces only those in the program's group.
 
-  --verify-daily        as --verify, but only when no verify of every stream in sync.streams has
-                        finished yet today (in schedule.timezone) without a stream failing; one that
-                        found defects counts (its run failed, and the metrics go on reporting them),
-                        one that could not finish does not. So a CronJob that runs every 15 minutes
-                        verifies, and reconciles the points ledger, once a day.
+  --verify-daily        as --verify, but only when no verify run over every stream in sync.streams
+                        has finished yet today (in schedule.timezone) without a stream failing. One
+                        that found defects counts: its run failed, the later runs of the day skip the
+                        verify and exit 0, and with --metrics-file or --pushgateway their metrics go on
+                        reporting the newest verify, so the alerts stay. One that could not finish
+                        does not count: the next run tries again, spending verify.requests again.
+                        So a CronJob that runs every 15 minutes verifies, and reconciles the points
+                        ledger, once a day.
   --export-daily        export only when no full export of the configured formats (export.formats) has
                         reached the configured place yet today (in schedule.timezone): export.url's
                         bucket and prefix when set, else the export folder. Exports to other places
@@ -143,7 +146,7 @@ function exportNotDue(deps: WorkerDeps, now: Date): JobOutcome | null {
 function verifyNotDue(deps: WorkerDeps, now: Date): JobOutcome | null {
   const last = lastCompleteVerify(deps.db, deps.config.sync.streams);
   if (last === null || !sameCalendarDay(new Date(last.finishedAt), now, deps.config.schedule.timezone)) return null;
-  const found = last.ok ? 'no defects' : 'DEFECTS: `loyalty-sync verify` names them';
+  const found = last.ok ? 'no defects' : 'DEFECTS: `loyalty-sync status` shows them, `verify --full` or `verify --ledger` names them';
   return { job: 'verify', ok: true, summary: `verify: not due (--verify-daily): today's verify finished at ${last.finishedAt} (${found})` };
 }
 

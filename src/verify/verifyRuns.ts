@@ -87,8 +87,10 @@ export function lastVerify(db: Db, which: 'any' | 'finished' = 'any'): LastVerif
 }
 
 /**
- * The newest verify that compared every one of `streams` and finished with none failing (defects found or not),
- * or null: what `once --verify-daily` counts as the day's verify. One of fewer streams, or one cut short, does not.
+ * The newest verify run over every one of `streams` (each listed in its result, however many rows its budget let
+ * it compare) that finished with none failing, defects found or not, or null: what `once --verify-daily` counts
+ * as the day's verify. One of fewer streams, or one cut short, does not. With no stream configured, the once verify
+ * compares nothing, and any verify counts.
  */
 export function lastCompleteVerify(db: Db, streams: readonly string[]): { finishedAt: string; ok: boolean } | null {
   const runs = db

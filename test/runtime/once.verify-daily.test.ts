@@ -47,7 +47,16 @@ describe('once --verify-daily', () => {
     const finishedAt = mirror.prepare('SELECT finished_at FROM verify_runs').pluck().get() as string;
     const samples = parseSamples(readFileSync(metricsFile, 'utf8'));
     expect(sumOf(samples, 'loyalty_verify_last_run_timestamp_seconds')).toBe(Date.parse(finishedAt) / 1000);
-    expect(sumOf(samples, 'loyalty_ledger_defects')).toBe(0);
+    expect(samples.filter((sample) => sample.name === 'loyalty_ledger_defects').map((sample) => sample.value)).toEqual([0]);
+
+    // A verify that found defects is the day's verify too: its run failed, the later ones skip it and say so.
+    mirror.prepare('UPDATE verify_runs SET ok = 0').run();
+    const afterDefects = await once();
+    expect(afterDefects.code, afterDefects.stdout + afterDefects.stderr).toBe(0);
+    expect(verifyLine(afterDefects.stdout)).toMatch(/^ok {3}verify: not due \(--verify-daily\): today's verify finished at \S+ \(DEFECTS: `loyalty-sync status` shows them/);
+    expect(verifyRuns()).toBe(1);
+    expect(sumOf(parseSamples(readFileSync(metricsFile, 'utf8')), 'loyalty_verify_last_run_ok')).toBe(0);
+    mirror.prepare('UPDATE verify_runs SET ok = 1').run();
 
     // Yesterday's verify, and today one of a single stream: the next run verifies again.
     const dayEarlier = (iso: string) => new Date(Date.parse(iso) - DAY_MS).toISOString();
@@ -70,6 +79,27 @@ describe('once --verify-daily', () => {
     expect(retry.code, retry.stdout + retry.stderr).toBe(0);
     expect(verifyLine(retry.stdout)).toMatch(/^ok {3}verify: no defects/);
     expect(verifyRuns()).toBe(4);
+  });
+
+  it("counts the day in schedule.timezone, not UTC's (Pacific/Kiritimati, UTC+14)", async () => {
+    const dir = tempDir('ls-once-verify-zone-');
+    const env = { LOYALTY_API_KEY: sim.keys.full, LOYALTY_BASE_URL: sim.url, LOYALTY_DB: join(dir, 'mirror.db'), LOYALTY_EXPORT_DIR: join(dir, 'exports') };
+    const first = await runCli(['once', '--verify-daily'], { env });
+    expect(first.code, first.stdout + first.stderr).toBe(0);
+    // An instant whose calendar day is today's in one zone and not in the other, whatever the hour of the run.
+    const day = (zone: string, ms: number) => new Intl.DateTimeFormat('en-CA', { timeZone: zone, year: 'numeric', month: '2-digit', day: '2-digit' }).format(ms);
+    const now = Date.now();
+    let moved = now;
+    while (day('UTC', moved) === day('UTC', now) && day('Pacific/Kiritimati', moved) === day('Pacific/Kiritimati', now)) moved -= 60 * 60 * 1000;
+    const todayInUtc = day('UTC', moved) === day('UTC', now);
+    const mirror = new Database(join(dir, 'mirror.db'));
+    mirror.prepare('UPDATE verify_runs SET finished_at = ?').run(new Date(moved).toISOString());
+    mirror.close();
+    const inKiritimati = await runCli(['once', '--verify-daily'], { env: { ...env, LOYALTY_SCHEDULE__TIMEZONE: 'Pacific/Kiritimati' } });
+    expect(inKiritimati.code, inKiritimati.stdout + inKiritimati.stderr).toBe(0);
+    const line = inKiritimati.stdout.split('\n').find((text) => text.startsWith('ok   verify:'));
+    // Due in Kiritimati exactly when that instant is on another day there.
+    expect(line).toMatch(todayInUtc ? /^ok {3}verify: no defects/ : /^ok {3}verify: not due/);
   });
 
   it('refuses --verify with --verify-daily in one sentence, before anything runs', async () => {
