@@ -669,8 +669,8 @@ export default [
     id: "ledger-old-enrolment-day-not-touched",
     promise: "A customer's enrolment moved later rebuilds the metrics from the old day too.",
     file: "src/ledger/touchedDays.ts",
-    find: "for (const touched of [day, was])",
-    replace: "for (const touched of [day])",
+    find: "SELECT min(min(coalesce(day, was), coalesce(was, day))) FROM temp.ledger_member_moves",
+    replace: "SELECT min(day) FROM temp.ledger_member_moves",
     tests: ["test/ledger/metrics.active-members.test.ts"],
   },
   {
@@ -1149,5 +1149,13 @@ export default [
     find: "!sameCalendarDay(new Date(last.finishedAt), now, deps.config.schedule.timezone)) return null;\n  const found",
     replace: "!sameCalendarDay(new Date(last.finishedAt), now, 'UTC')) return null;\n  const found",
     tests: ['test/runtime/once.verify-daily.test.ts'],
+  },
+  {
+    id: 'members-gone-member-kept',
+    promise: 'A customer who is no longer a member (unenrolled or deleted) leaves ledger_members at the next update.',
+    file: 'src/ledger/touchedDays.ts',
+    find: "DELETE FROM ledger_members WHERE customer_id IN (SELECT customer_id FROM temp.ledger_member_moves WHERE day IS NULL)",
+    replace: "DELETE FROM ledger_members WHERE 0 AND customer_id IN (SELECT customer_id FROM temp.ledger_member_moves WHERE day IS NULL)",
+    tests: ['test/ledger/ledger.update-equals-full-build.test.ts', 'test/ledger/metrics.columns-match-readme.test.ts'],
   },
 ];
