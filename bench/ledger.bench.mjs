@@ -1,4 +1,6 @@
-// The points ledger on the 1,000,000-row transactions mirror (the export bench's, built once in .bench-data):
+// The points ledger on the 1,000,000-row transactions mirror (the export bench's, built once in .bench-data), with
+// the 50,000 customers its transactions name added as a sync stores them, 9 in 10 enrolled (a program's members:
+// program_metrics_daily counts them, and without them a build skips that work):
 //   a full build of the three model tables next to one `sqlite3` GROUP BY of the transactions by day (target <= 3x);
 //   the floor of any build: the build's own connection writing one row per customer and day into a table keyed by
 //   day and customer, in that order, as many rows as customer_points_daily holds (there, every transaction is its
@@ -23,6 +25,8 @@ const LARGE = 1_000_000;
 const SMALL = 250_000;
 /** The bench mirror spreads one transaction every 7 s: a day holds about 12,300 of them. */
 const DAY_OF_TRANSACTIONS = Math.round(86_400 / 7);
+/** The customers transactionRecord spreads the transactions over. */
+const CUSTOMERS = 50_000;
 const SETTINGS = { timeZone: 'America/New_York', pointValue: '0.01' };
 
 if (process.argv[2] === '--child') {
@@ -116,8 +120,49 @@ function addDay(db) {
       const { customer, activity } = record;
       insert.run(id, customer.id, customer.merchant_id, customer.email, record.points_approved, record.points_pending, record.resource, activity?.id ?? null, activity?.state ?? null, activity?.value ?? null, record.created_at, JSON.stringify(record), new Date().toISOString(), seq);
     }
+    // Each of their customers' balances changed, and the same sync stores those customers again.
+    db.prepare(
+      `UPDATE customers SET points_approved = points_approved + 1, updated_at = ?, _change_seq = ?
+       WHERE id IN (SELECT customer_id FROM transactions WHERE _change_seq = ?)`,
+    ).run(new Date(base + DAY_OF_TRANSACTIONS * 7_000).toISOString(), seq, seq);
   })();
   return seq;
+}
+
+/**
+ * The customers the transactions name (ids 1 to 50,000), as a sync stores them: 9 in 10 enrolled, on a day
+ * spread over the month before the first transaction and the transactions' first weeks, in three tiers, each row
+ * with its record's JSON. Stored in the first change, as by a first sync.
+ */
+async function addCustomers(dbPath) {
+  const { openDatabase } = await import('../dist/db/open.js');
+  const db = openDatabase(dbPath);
+  const insert = db.prepare(
+    `INSERT INTO customers (id, merchant_id, email, points_approved, points_pending, points_spent, rewards_claimed, blocked, guest, enrolled, enrolled_at,
+       tier_id, tier_name, tier_number, created_at, updated_at, raw, _synced_at, _change_seq)
+     VALUES (@id, @merchant_id, @email, @points_approved, @points_pending, @points_spent, 0, 0, 0, @enrolled, @enrolled_at, @tier_id, @tier_name, @tier_number,
+       @created_at, @updated_at, @raw, '2026-03-01T12:00:00.000Z', 1)`,
+  );
+  const tiers = ['Bronze', 'Silver', 'Gold'];
+  const start = Date.UTC(2025, 11, 1);
+  db.transaction(() => {
+    for (let id = 1; id <= CUSTOMERS; id += 1) {
+      const enrolled = id % 10 !== 0;
+      const createdAt = new Date(start + ((id * 7919) % (60 * 86_400)) * 1000).toISOString();
+      const tier = tiers[id % tiers.length];
+      const record = {
+        id, merchant_id: `cust-${id}`, email: `customer.${id}@example.com`, points_approved: 1000, points_pending: 0, points_spent: 200, rewards_claimed: 0,
+        blocked: false, guest: false, enrolled, enrolled_at: enrolled ? createdAt : null, referral_id: `ref-${id}`,
+        loyalty_tier_membership: { started_at: createdAt, expires_at: '9999-12-31T23:59:59Z', manual: false, loyalty_tier: { id: 1 + (id % 3), name: tier, number: 1 + (id % 3), default: id % 3 === 0 } },
+        created_at: createdAt, updated_at: createdAt,
+      };
+      insert.run({
+        id, merchant_id: record.merchant_id, email: record.email, points_approved: 1000, points_pending: 0, points_spent: 200, enrolled: enrolled ? 1 : 0,
+        enrolled_at: record.enrolled_at, tier_id: 1 + (id % 3), tier_name: tier, tier_number: 1 + (id % 3), created_at: createdAt, updated_at: createdAt, raw: JSON.stringify(record),
+      });
+    }
+  })();
+  db.close();
 }
 
 function runChild(dbPath, mode) {
@@ -160,12 +205,17 @@ async function main() {
   const work = join(ROOT, 'ledger-1m.db');
   rmSync(work, { force: true });
   copyFileSync(source, work);
+  await addCustomers(work);
+  const smallWork = join(ROOT, 'ledger-250k.db');
+  rmSync(smallWork, { force: true });
+  copyFileSync(small, smallWork);
+  await addCustomers(smallWork);
   const query = best(3, () => ({ ms: timeSqliteGroupBy(work) })).ms;
   const floor = best(3, () => runChild(work, 'floor')).ms;
   const full = best(3, () => runChild(work, 'full'));
   const update = best(3, () => runChild(work, 'update'));
   const updateFloor = best(3, () => runChild(work, 'updateFloor')).ms;
-  const smallFull = runChild(small, 'full');
+  const smallFull = runChild(smallWork, 'full');
   const reconcile = best(3, () => runChild(work, 'reconcile')).ms;
   const balances = best(3, () => runChild(work, 'balances'));
 
@@ -180,4 +230,5 @@ async function main() {
   console.log(`reconciliation (verify --ledger's check) over ${LARGE.toLocaleString('en-US')} transactions of 50,000 customers: ${reconcile.toFixed(0)} ms`);
   console.log(`balances --as-of ${balances.rebuiltFrom.day} for every customer (${balances.rebuiltFrom.customers.toLocaleString('en-US')}): ${balances.ms.toFixed(0)} ms; for one: ${balances.rebuiltFrom.oneCustomerMs.toFixed(0)} ms`);
   rmSync(work, { force: true });
+  rmSync(smallWork, { force: true });
 }
