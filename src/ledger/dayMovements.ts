@@ -46,9 +46,6 @@ export class DayMovementsTally {
     this.byDay.clear();
     this.unclassified.clear();
     const countUnclassified = from === BEFORE_ALL_DAYS;
-    // Rows mostly come in time order: the day of the row before is the likely one.
-    let lastDayOf: string | null = null;
-    let lastDay: DayMovements | undefined;
     const step = (createdAt: string | null, movementCode: number | string, kept: number, approved: number, pending: number): string | null => {
       this.rowsRead += 1;
       // MOVEMENT_SQL gives an unclassified row's resource and state instead of a number.
@@ -57,13 +54,11 @@ export class DayMovementsTally {
       if (kept === 0) return null;
       const dayOf = this.localDay(createdAt);
       if (dayOf === null || dayOf < from) return null;
-      let day = dayOf === lastDayOf ? lastDay : this.byDay.get(dayOf);
+      let day = this.byDay.get(dayOf);
       if (day === undefined) {
         day = { movements: { earned: 0, reversed: 0, redeemed: 0, reimbursed: 0, expired: 0, other: 0 }, approvedChange: 0, pendingChange: 0, approvedFromPending: 0, transactions: 0 };
         this.byDay.set(dayOf, day);
       }
-      lastDayOf = dayOf;
-      lastDay = day;
       day.approvedChange += approved;
       day.pendingChange += pending;
       day.transactions += 1;
