@@ -1158,4 +1158,28 @@ export default [
     replace: "DELETE FROM ledger_members WHERE 0 AND customer_id IN (SELECT customer_id FROM temp.ledger_member_moves WHERE day IS NULL)",
     tests: ['test/ledger/ledger.update-equals-full-build.test.ts', 'test/ledger/metrics.columns-match-readme.test.ts'],
   },
+  {
+    id: 'day-customers-low-bits-only',
+    promise: "ledger_day_customers gives back every customer id a mirror stores, beyond 32 bits and below zero too.",
+    file: 'src/ledger/dayCustomers.ts',
+    find: 'return this.view.getInt32(offset) * 4_294_967_296 + this.view.getUint32(offset + 4);',
+    replace: 'return this.view.getUint32(offset + 4);',
+    tests: ['test/ledger/ledger.day-customers.test.ts'],
+  },
+  {
+    id: 'day-customers-update-not-rewritten',
+    promise: "An update rewrites ledger_day_customers from the day it rebuilds customer_points_daily from, so the active members see its new customer-days.",
+    file: 'src/ledger/models/customerPointsDaily.ts',
+    find: "    db.prepare('DELETE FROM temp.ledger_customer_days').run();\n    rewriteDayCustomers(db, from);",
+    replace: "    db.prepare('DELETE FROM temp.ledger_customer_days').run();",
+    tests: ['test/ledger/ledger.day-customers.test.ts', 'test/ledger/ledger.update-equals-full-build.test.ts'],
+  },
+  {
+    id: 'day-customers-migration-empty',
+    promise: "Migration 018 fills ledger_day_customers from the customer_points_daily an earlier version built.",
+    file: 'src/db/migrations/018_ledger_day_customers.sql',
+    find: "SELECT day, unhex(group_concat(printf('%016x', customer_id), '' ORDER BY customer_id)) FROM customer_points_daily GROUP BY day;",
+    replace: "SELECT day, unhex(group_concat(printf('%016x', customer_id), '' ORDER BY customer_id)) FROM customer_points_daily WHERE 0 GROUP BY day;",
+    tests: ['test/ledger/ledger.day-customers.test.ts'],
+  },
 ];

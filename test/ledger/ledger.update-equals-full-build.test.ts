@@ -27,6 +27,7 @@ const TABLES = {
   customer_points_daily: 'SELECT * FROM customer_points_daily ORDER BY customer_id, day',
   program_metrics_daily: 'SELECT * FROM program_metrics_daily ORDER BY day',
   ledger_balances: 'SELECT * FROM ledger_balances ORDER BY customer_id',
+  ledger_day_customers: 'SELECT day, hex(customers) AS customers FROM ledger_day_customers ORDER BY day',
 };
 
 /** What ledger_balances must hold: each customer's first day, and the balances of their last row. */

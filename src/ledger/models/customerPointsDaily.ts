@@ -1,4 +1,5 @@
 import type { Db } from '../../db/open.js';
+import { rewriteDayCustomers } from '../dayCustomers.js';
 import { LEDGER_ROW_DAY_SQL } from '../dayMovements.js';
 import { PointsBeyondExactError } from '../exactPoints.js';
 import { BEFORE_ALL_DAYS, createdAtLowerBound, dayStartMinute, transactionsScan, UPDATE_TRANSACTIONS_WHERE } from '../localDay.js';
@@ -33,6 +34,7 @@ export const customerPointsDaily: ModelDefinition = {
       movements.finish(db.prepare('SELECT count(*) FROM transactions').pluck().get() as number);
       const insert = db.prepare('INSERT INTO ledger_balances (customer_id, first_day, approved_end, pending_end) VALUES (?, ?, ?, ?)');
       for (const [customer, slot] of balances.slots) insert.run(customer, balances.firstDay[slot], balances.approved[slot], balances.pending[slot]);
+      rewriteDayCustomers(db, from);
       return;
     }
     // An update rewrites only the rows that changed: a sync's new days' rows append to the table and its key.
@@ -59,6 +61,7 @@ export const customerPointsDaily: ModelDefinition = {
          IS NOT (excluded.approved_change, excluded.pending_change, excluded.approved_end, excluded.pending_end, excluded.transactions)`,
     ).run();
     db.prepare('DELETE FROM temp.ledger_customer_days').run();
+    rewriteDayCustomers(db, from);
   },
 };
 

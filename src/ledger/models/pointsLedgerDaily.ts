@@ -1,4 +1,5 @@
 import { MOVEMENTS } from '../classify.js';
+import { customersByDay } from '../dayCustomers.js';
 import { ExactDecimal } from '../exactDecimal.js';
 import { PointsBeyondExactError } from '../exactPoints.js';
 import { daysBetween } from '../localDay.js';
@@ -28,11 +29,7 @@ export const pointsLedgerDaily: ModelDefinition = {
   ],
   rebuildFrom({ db, today, pointValue, movements }, from) {
     const byDay = movements.movementsFrom(from);
-    const customers = new Map(
-      (db.prepare('SELECT day, count(*) AS customers FROM customer_points_daily WHERE day >= ? GROUP BY day').all(from) as Array<{ day: string; customers: number }>).map(
-        (row) => [row.day, row.customers],
-      ),
-    );
+    const customers = customersByDay(db, from);
 
     db.prepare('DELETE FROM points_ledger_daily WHERE day >= ?').run(from);
     const before = db.prepare('SELECT day, approved_end, pending_end FROM points_ledger_daily ORDER BY day DESC LIMIT 1').get() as

@@ -1,4 +1,5 @@
 import type { Db } from '../../db/open.js';
+import { dayCustomers } from '../dayCustomers.js';
 import { ExactDecimal } from '../exactDecimal.js';
 import { PointsBeyondExactError } from '../exactPoints.js';
 import { addDays, createdAtLowerBound, daysBetween } from '../localDay.js';
@@ -177,9 +178,9 @@ function memberCounts(members: Members, length: number): { total: number[]; adde
  * movement + 29]. A difference array keeps it linear; the movements come in day order, so each member's union so
  * far ends at the last day it covers. Starting at the membership day keeps a day's count within its members, and
  * confines a change of membership day to the days from the earlier of the old and new one, where an update rebuilds.
- * Each day's customers come as one text, read by the table's key (day, customer): a row a customer-day handed to
- * JavaScript, and a join with the members in SQL, cost a full build of a million customer-days of 50,000 members
- * most of a second, and an update (30 days of them) a third of one.
+ * Each day's customers come as one blob (ledger_day_customers): a row a customer-day handed to JavaScript, and a
+ * join with the members in SQL, cost a full build of a million customer-days of 50,000 members most of a second,
+ * and an update (30 days of them) a third of one.
  */
 function activeMemberCounts(db: Db, days: readonly string[], index: ReadonlyMap<string, number>, members: Members): number[] {
   const length = days.length;
@@ -188,16 +189,12 @@ function activeMemberCounts(db: Db, days: readonly string[], index: ReadonlyMap<
   // By slot, the last index a member's union so far covers: none yet, so the one before their membership day.
   const coveredTo = members.dayIndex.map((at) => Math.max(at, 0) - 1);
   if (slots.size === 0) return diff.slice(0, length);
-  const byDay = db
-    .prepare(`SELECT day, group_concat(customer_id) FROM customer_points_daily WHERE day >= ? AND day <= ? GROUP BY day ORDER BY day`)
-    .raw()
-    .iterate(days[0], days[length - 1]) as IterableIterator<[string, string]>;
-  for (const [day, customers] of byDay) {
+  for (const { day, customers } of dayCustomers(db, days[0], days[length - 1])) {
     const at = index.get(day);
     if (at === undefined) continue;
     const end = Math.min(at + ACTIVITY_WINDOW_DAYS - 1, length - 1);
-    for (const text of customers.split(',')) {
-      const slot = slots.get(Number(text));
+    for (let i = 0; i < customers.length; i++) {
+      const slot = slots.get(customers.at(i));
       if (slot === undefined) continue;
       const start = Math.max(at, coveredTo[slot] + 1);
       if (start <= end) {
