@@ -1182,4 +1182,28 @@ export default [
     replace: "SELECT day, unhex(group_concat(printf('%016x', customer_id), '' ORDER BY customer_id)) FROM customer_points_daily WHERE 0 GROUP BY day;",
     tests: ['test/ledger/ledger.day-customers.test.ts'],
   },
+  {
+    id: 'day-customers-unchanged-days-rewritten',
+    promise: "An update writes ledger_day_customers only for the days whose customers changed, so a state in a bucket ships no more.",
+    file: 'src/ledger/dayCustomers.ts',
+    find: 'ON CONFLICT (day) DO UPDATE SET customers = excluded.customers WHERE customers IS NOT excluded.customers',
+    replace: 'ON CONFLICT (day) DO UPDATE SET customers = excluded.customers',
+    tests: ['test/ledger/ledger.day-customers.test.ts'],
+  },
+  {
+    id: 'day-customers-full-build-not-written',
+    promise: "A full build writes every day's customers, which the active members and the ledger's customers read.",
+    file: 'src/ledger/models/customerPointsDaily.ts',
+    find: '      rewriteDayCustomers(db, from);\n      return;',
+    replace: '      return;',
+    tests: ['test/ledger/ledger.day-customers.test.ts', 'test/ledger/ledger.tables-match-truth.test.ts'],
+  },
+  {
+    id: 'ledger-customers-counted-in-bytes',
+    promise: "points_ledger_daily.customers counts each day's customers, not the bytes that hold them.",
+    file: 'src/ledger/dayCustomers.ts',
+    find: 'length(customers) / ${ID_BYTES}',
+    replace: 'length(customers)',
+    tests: ['test/ledger/ledger.tables-match-truth.test.ts', 'test/ledger/ledger.day-customers.test.ts'],
+  },
 ];

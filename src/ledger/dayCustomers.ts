@@ -11,12 +11,16 @@ import type { Db } from '../db/open.js';
 
 const ID_BYTES = 8;
 
-/** Rewrites the days of `from` and later from customer_points_daily as it now stands. */
+/**
+ * Brings the days of `from` and later up to customer_points_daily as it now stands. Only the days whose customers
+ * differ are written: the state in a bucket ships every row a sync's update wrote.
+ */
 export function rewriteDayCustomers(db: Db, from: string): void {
-  db.prepare('DELETE FROM ledger_day_customers WHERE day >= ?').run(from);
+  db.prepare('DELETE FROM ledger_day_customers WHERE day >= @from AND day NOT IN (SELECT day FROM customer_points_daily WHERE day >= @from)').run({ from });
   db.prepare(
     `INSERT INTO ledger_day_customers (day, customers)
-     SELECT day, unhex(group_concat(printf('%016x', customer_id), '' ORDER BY customer_id)) FROM customer_points_daily WHERE day >= ? GROUP BY day`,
+     SELECT day, unhex(group_concat(printf('%016x', customer_id), '' ORDER BY customer_id)) FROM customer_points_daily WHERE day >= ? GROUP BY day
+     ON CONFLICT (day) DO UPDATE SET customers = excluded.customers WHERE customers IS NOT excluded.customers`,
   ).run(from);
 }
 

@@ -7,6 +7,7 @@ import Database from 'better-sqlite3';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { listMigrations } from '../../src/db/migrate.js';
+import { closeEpoch, installChangeTracking } from '../../src/state/changeTracking.js';
 import { openDatabase, type Db } from '../../src/db/open.js';
 import { dayCustomers } from '../../src/ledger/dayCustomers.js';
 import { updateLedger } from '../../src/ledger/updateLedger.js';
@@ -19,6 +20,8 @@ const DAY_CUSTOMERS_MIGRATION = 18;
 const BIG = 2 ** 40 + 3;
 const LARGEST = Number.MAX_SAFE_INTEGER;
 const NEGATIVE = -5;
+const NEGATIVE_BIG = -(2 ** 40 + 3);
+const SMALLEST = Number.MIN_SAFE_INTEGER;
 
 function nextSeq(db: Db): number {
   return db.prepare('UPDATE change_counter SET value = value + 1 WHERE id = 1 RETURNING value').pluck().get() as number;
@@ -80,34 +83,67 @@ function fullBuildOf(db: Db): Record<string, unknown[]> {
 describe("each day's customers, kept as one blob a day", () => {
   it('count members of any id as active over the 30 days from their movement, in updates as in a full build', () => {
     const { db } = freshMirror();
-    for (const id of [BIG, NEGATIVE, LARGEST, 12]) storeMember(db, id);
+    for (const id of [BIG, NEGATIVE, LARGEST, 12, NEGATIVE_BIG, SMALLEST]) storeMember(db, id);
     storeEarning(db, 1, BIG, '2026-03-01T10:00:00Z');
     storeEarning(db, 2, NEGATIVE, '2026-03-10T10:00:00Z');
     storeEarning(db, 3, 12, '2026-03-10T11:00:00Z');
+    storeEarning(db, 6, NEGATIVE_BIG, '2026-03-01T11:00:00Z');
     updateLedger(db, UTC, NOW);
-    // A later sync: a movement on a new day, and one on a day already built.
+    // A later sync: a movement on a new day, and ones on a day already built.
     storeEarning(db, 4, LARGEST, '2026-03-20T10:00:00Z');
     storeEarning(db, 5, BIG, '2026-03-10T12:00:00Z');
+    storeEarning(db, 7, SMALLEST, '2026-03-10T13:00:00Z');
     expect(updateLedger(db, UTC, NOW).full).toBe(false);
 
     expect(storedDayCustomers(db)).toEqual([
-      ['2026-03-01', [BIG]],
-      ['2026-03-10', [NEGATIVE, 12, BIG]],
+      ['2026-03-01', [NEGATIVE_BIG, BIG]],
+      ['2026-03-10', [SMALLEST, NEGATIVE, 12, BIG]],
       ['2026-03-20', [LARGEST]],
     ]);
     expect(storedDayCustomers(db)).toEqual(rowDayCustomers(db));
-    // BIG's movements of 1 and 10 March cover 1 March to 8 April; NEGATIVE's and 12's, 10 March to 8 April; LARGEST's, 20 March to 18 April.
-    expect(activeOn(db, ['2026-02-28', '2026-03-01', '2026-03-10', '2026-03-20', '2026-04-08', '2026-04-09', '2026-04-18', '2026-04-19'])).toEqual({
+    // BIG's movements of 1 and 10 March cover 1 March to 8 April; NEGATIVE_BIG's, 1 to 30 March; NEGATIVE's, 12's
+    // and SMALLEST's, 10 March to 8 April; LARGEST's, 20 March to 18 April.
+    expect(activeOn(db, ['2026-02-28', '2026-03-01', '2026-03-10', '2026-03-20', '2026-03-30', '2026-03-31', '2026-04-08', '2026-04-09', '2026-04-18', '2026-04-19'])).toEqual({
       '2026-02-28': 0,
-      '2026-03-01': 1,
-      '2026-03-10': 3,
-      '2026-03-20': 4,
-      '2026-04-08': 4,
+      '2026-03-01': 2,
+      '2026-03-10': 5,
+      '2026-03-20': 6,
+      '2026-03-30': 6,
+      '2026-03-31': 5,
+      '2026-04-08': 5,
       '2026-04-09': 1,
       '2026-04-18': 1,
       '2026-04-19': 0,
     });
+    expect(db.prepare("SELECT customers FROM points_ledger_daily WHERE day IN ('2026-03-01', '2026-03-10', '2026-03-11') ORDER BY day").pluck().all()).toEqual([2, 4, 0]);
     expect(modelTables(db)).toEqual(fullBuildOf(db));
+    db.close();
+  });
+
+  it("are written only for the days whose customers changed, so a state in a bucket ships no more than those", () => {
+    const { db } = freshMirror();
+    installChangeTracking(db);
+    for (const id of [BIG, 12]) storeMember(db, id);
+    storeEarning(db, 1, BIG, '2026-04-20T10:00:00Z');
+    storeEarning(db, 2, 12, '2026-04-25T09:00:00Z');
+    updateLedger(db, UTC, NOW);
+    const marked = (): number[] => {
+      const epoch = closeEpoch(db);
+      return db.prepare("SELECT rid FROM state_changes WHERE tbl = 'ledger_day_customers' AND epoch = ? ORDER BY rid").pluck().all(epoch) as number[];
+    };
+    expect(marked()).toHaveLength(2);
+    // A sync that found nothing: the update rebuilds today, whose customers are the same.
+    updateLedger(db, UTC, new Date(NOW.getTime() + 60_000));
+    expect(marked()).toEqual([]);
+    // A new customer today: today's row, and only it.
+    storeEarning(db, 3, BIG, '2026-04-25T11:00:00Z');
+    updateLedger(db, UTC, new Date(NOW.getTime() + 120_000));
+    const today = db.prepare("SELECT rowid FROM ledger_day_customers WHERE day = '2026-04-25'").pluck().get() as number;
+    expect(marked()).toEqual([today]);
+    expect(storedDayCustomers(db)).toEqual([
+      ['2026-04-20', [BIG]],
+      ['2026-04-25', [12, BIG]],
+    ]);
     db.close();
   });
 
