@@ -3,15 +3,13 @@
  * read: ids of any size a mirror stores (beyond 32 bits, below zero, up to 2^53 − 1) come back exactly, updates and
  * full builds write the same days, and a mirror an earlier version built gets the table filled by the migration.
  */
-import Database from 'better-sqlite3';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { listMigrations } from '../../src/db/migrate.js';
 import { closeEpoch, installChangeTracking } from '../../src/state/changeTracking.js';
 import { openDatabase, type Db } from '../../src/db/open.js';
 import { dayCustomers } from '../../src/ledger/dayCustomers.js';
 import { updateLedger } from '../../src/ledger/updateLedger.js';
-import { freshMirror, tempDir } from '../helpers/tempDir.js';
+import { freshMirror } from '../helpers/tempDir.js';
+import { mirrorBeforeMigration, readFullBuild } from './ledgerCopies.js';
 
 const UTC = { timeZone: 'UTC', pointValue: null };
 const NOW = new Date('2026-04-25T12:00:00Z');
@@ -70,14 +68,7 @@ function modelTables(db: Db): Record<string, unknown[]> {
 }
 
 function fullBuildOf(db: Db): Record<string, unknown[]> {
-  const path = join(tempDir('ledger-copy-'), 'copy.db');
-  db.prepare('VACUUM INTO ?').run(path);
-  const copy = openDatabase(path);
-  copy.prepare('DELETE FROM ledger_state').run();
-  expect(updateLedger(copy, UTC, NOW).full).toBe(true);
-  const tables = modelTables(copy);
-  copy.close();
-  return tables;
+  return readFullBuild(db, UTC, NOW, modelTables);
 }
 
 describe("each day's customers, kept as one blob a day", () => {
@@ -157,22 +148,9 @@ describe("each day's customers, kept as one blob a day", () => {
     const before = modelTables(built.db);
     built.db.close();
 
-    // The mirror as the version before the migration left it: every earlier migration, and the same rows.
-    const path = join(tempDir('loyalty-mirror-'), 'mirror.db');
-    const old = new Database(path);
-    old.pragma('journal_mode = WAL');
-    old.exec('CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)');
-    for (const migration of listMigrations().filter((m) => m.version < DAY_CUSTOMERS_MIGRATION)) {
-      old.exec(migration.sql);
-      old.prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)').run(migration.version, migration.name, '2026-11-01T00:00:00Z');
-    }
-    old.prepare('ATTACH DATABASE ? AS built').run(built.path);
-    for (const table of ['customers', 'transactions', 'change_counter', 'customer_points_daily', 'points_ledger_daily', 'program_metrics_daily', 'ledger_state', 'ledger_members', 'ledger_balances']) {
-      old.exec(`DELETE FROM main.${table}; INSERT INTO main.${table} SELECT * FROM built.${table}`);
-    }
-    old.exec('DETACH DATABASE built');
-    old.close();
-
+    const path = mirrorBeforeMigration(built.path, DAY_CUSTOMERS_MIGRATION, [
+      'customers', 'transactions', 'change_counter', 'customer_points_daily', 'points_ledger_daily', 'program_metrics_daily', 'ledger_state', 'ledger_members', 'ledger_balances',
+    ]);
     const db = openDatabase(path);
     expect(modelTables(db)).toEqual(before);
     expect(storedDayCustomers(db)).toEqual([

@@ -1,11 +1,10 @@
 import Database from 'better-sqlite3';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { listMigrations } from '../../src/db/migrate.js';
 import { openDatabase, type Db } from '../../src/db/open.js';
 import { lastLedgerBuild } from '../../src/ledger/balancesAsOf.js';
 import { updateLedger } from '../../src/ledger/updateLedger.js';
-import { freshMirror, tempDir } from '../helpers/tempDir.js';
+import { freshMirror } from '../helpers/tempDir.js';
+import { mirrorBeforeMigration } from './ledgerCopies.js';
 
 const SETTINGS = { timeZone: 'America/New_York', pointValue: '0.01' };
 /** The migration that keeps customer_points_daily in day order; the mirror below is one an older version left. */
@@ -33,29 +32,6 @@ function tables(db: Db): Record<string, unknown[]> {
   };
 }
 
-/**
- * A mirror as the version before migration 16 left it: every earlier migration, and the ledger a build wrote (the
- * same rows in either layout), copied from `built`.
- */
-function mirrorBeforeDayOrder(built: string): string {
-  const path = join(tempDir('loyalty-mirror-'), 'mirror.db');
-  const old = new Database(path);
-  old.pragma('journal_mode = WAL');
-  old.exec('CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)');
-  for (const migration of listMigrations().filter((m) => m.version < DAY_ORDER_MIGRATION)) {
-    old.exec(migration.sql);
-    old.prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)').run(migration.version, migration.name, '2026-11-01T00:00:00Z');
-  }
-  expect(old.prepare("SELECT sql FROM sqlite_master WHERE name = 'customer_points_daily'").pluck().get()).toContain('PRIMARY KEY (customer_id, day)');
-  old.prepare('ATTACH DATABASE ? AS built').run(built);
-  for (const table of LEDGER_TABLES) {
-    old.exec(`DELETE FROM main.${table}; INSERT INTO main.${table} SELECT * FROM built.${table}`);
-  }
-  old.exec('DETACH DATABASE built');
-  old.close();
-  return path;
-}
-
 describe('a mirror whose ledger an earlier version built, customer by customer', () => {
   it('keeps its tables through the migration to day order, and its next update equals a full build', () => {
     const built = freshMirror();
@@ -67,7 +43,11 @@ describe('a mirror whose ledger an earlier version built, customer by customer',
     const before = tables(built.db);
     built.db.close();
 
-    const db = openDatabase(mirrorBeforeDayOrder(built.path));
+    const path = mirrorBeforeMigration(built.path, DAY_ORDER_MIGRATION, LEDGER_TABLES);
+    const old = new Database(path, { readonly: true });
+    expect(old.prepare("SELECT sql FROM sqlite_master WHERE name = 'customer_points_daily'").pluck().get()).toContain('PRIMARY KEY (customer_id, day)');
+    old.close();
+    const db = openDatabase(path);
     // The rows moved over as they were, and the balances each customer's rows end with, which updates start from.
     expect(tables(db)).toEqual(before);
     expect(before.ledger_balances).toEqual([

@@ -4,19 +4,19 @@
  * (or its change) writes what a full build writes.
  */
 import { rmSync } from 'node:fs';
-import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { openDatabase, type Db } from '../../src/db/open.js';
+import type { Db } from '../../src/db/open.js';
 import { startSimulator, type SimulatorHandle } from '../../src/simulator/index.js';
 import { updateLedger } from '../../src/ledger/updateLedger.js';
 import { syncMirror, testConfig } from '../helpers/sync.js';
-import { freshMirror, tempDir } from '../helpers/tempDir.js';
+import { freshMirror } from '../helpers/tempDir.js';
+import { readFullBuild } from './ledgerCopies.js';
 import { expectedTables } from './expectedLedger.js';
 
 const UTC = { timeZone: 'UTC', pointValue: null };
 
 let sim: SimulatorHandle | undefined;
-/** The temp folders of this file's mirrors and copies, removed after each test. */
+/** The temp folders of this file's mirrors, removed after each test. */
 const folders: string[] = [];
 afterEach(async () => {
   await sim?.close();
@@ -58,16 +58,7 @@ function metrics(db: Db): Array<Record<string, unknown>> {
 
 /** program_metrics_daily as a full build of a copy of the mirror writes it. */
 function metricsOfFullBuild(db: Db, settings: { timeZone: string; pointValue: string | null }, now: Date): Array<Record<string, unknown>> {
-  const folder = tempDir('ledger-copy-');
-  folders.push(folder);
-  const path = join(folder, 'copy.db');
-  db.prepare('VACUUM INTO ?').run(path);
-  const copy = openDatabase(path);
-  copy.prepare('DELETE FROM ledger_state').run();
-  expect(updateLedger(copy, settings, now).full).toBe(true);
-  const rows = metrics(copy);
-  copy.close();
-  return rows;
+  return readFullBuild(db, settings, now, metrics);
 }
 
 /** Day → [members, active_members_30d] for the days asked. */
