@@ -63,7 +63,7 @@ export function updateLedger(db: Db, settings: LedgerSettings, now: Date): Ledge
       const touched = touchedDays(db, afterSeq, full);
 
       const rebuiltFrom: Record<string, string> = {};
-      const ctx: BuildContext = { db, localDay, today, pointValue: settings.pointValue, movements: new DayMovementsTally(localDay) };
+      const ctx: BuildContext = { db, localDay, today, pointValue: settings.pointValue, movements: new DayMovementsTally(localDay), changeSeq: seq + 1 };
       for (const model of MODELS) {
         const from = full ? BEFORE_ALL_DAYS : earliest([state.last_day ?? today, today, ...model.touchedBy.map((source) => touched[source])]);
         model.rebuildFrom(ctx, from);

@@ -16,12 +16,13 @@ export const ROWID_MIN_TAG = 'loyalty_sync.rowid_min';
 export const ROWID_MAX_TAG = 'loyalty_sync.rowid_max';
 
 /**
- * Rows per data file. Orders and activities change mostly near their newest ids (refunds, approvals):
+ * Rows per data file. Orders and activities change mostly near their newest ids (refunds, approvals),
+ * and customer_points_daily's updates write the rows of the newest days, which sit at its newest rowids:
  * small files there keep a day's rewrite to the newest file or two (16,384 orders are about 2 MB).
  * Transactions never change, and customers' changes are spread over every id, so every customer file is
  * rewritten whatever its size: both take large files, fewer to list and open.
  */
-const FILE_ROWS: Record<string, number> = { orders: 16_384, activities: 16_384 };
+const FILE_ROWS: Record<string, number> = { orders: 16_384, activities: 16_384, customer_points_daily: 16_384 };
 const LARGE_FILE_ROWS = 131_072;
 
 export function fileRowsFor(table: string): number {

@@ -42,9 +42,10 @@ export function fullRewrite(files: readonly PlannedFile[]): WritePlan {
 
 /**
  * `files` must have disjoint ranges (checked); `changed` holds the rowids of rows changed since the
- * table's version, in any order. Returns no slices when nothing changed and nothing needs compacting.
+ * table's version, in any order, and `changedRanges` ranges of rowids any of which may have changed (a
+ * model's updates note those). Returns no slices when nothing changed and nothing needs compacting.
  */
-export function planIncremental(files: readonly PlannedFile[], changed: readonly bigint[], options: PlanOptions): WritePlan {
+export function planIncremental(files: readonly PlannedFile[], changed: readonly bigint[], options: PlanOptions, changedRanges: readonly RowidSlice[] = []): WritePlan {
   const sorted = [...files].sort((a, b) => (a.from < b.from ? -1 : a.from > b.from ? 1 : 0));
   for (let i = 1; i < sorted.length; i += 1) {
     if (sorted[i].from <= sorted[i - 1].to) throw new Error(`files ${sorted[i - 1].path} and ${sorted[i].path} cover overlapping rowids; the table was not laid out by this writer.`);
@@ -52,6 +53,8 @@ export function planIncremental(files: readonly PlannedFile[], changed: readonly
   // Slot 2i is the gap before file i, slot 2i+1 is file i, slot 2n the gap after the last file.
   const marked = new Uint8Array(sorted.length * 2 + 1);
   for (const rowid of changed) marked[slotOf(sorted, rowid)] = 1;
+  // Slots run in rowid order: a range marks every file and gap from its first rowid's to its last's.
+  for (const range of changedRanges) marked.fill(1, slotOf(sorted, range.from), slotOf(sorted, range.to) + 1);
   markMergeableSmallFiles(sorted, marked, options);
 
   const remove: PlannedFile[] = [];

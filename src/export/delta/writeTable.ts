@@ -8,6 +8,7 @@ import { CHECKPOINT_INTERVAL, shouldCheckpoint, writeCheckpoint } from './checkp
 import { fileRowsFor, ROWID_MAX_TAG, ROWID_MIN_TAG, writeSlices } from './dataFiles.js';
 import { inspectTarget, type TargetContents } from './logReader.js';
 import { fullRewrite, planIncremental, type PlanOptions, type PlannedFile, type WritePlan } from './plan.js';
+import { modelRowChanges, TRACKED_MODELS } from '../../ledger/rowChanges.js';
 import { replay } from './replay.js';
 import type { DeltaStore } from './store.js';
 import { appIdFor, columnsWithInvariants, compareSchemas, deltaColumns, schemaString, tableIdFor } from './tableSchema.js';
@@ -206,8 +207,9 @@ function planRows(context: TableWriteContext, state: TableState, wantedSchema: s
     logger.info({ table: schema.table, columns: schemaChange.columns }, `Delta table ${location} gains column(s) ${schemaChange.columns.join(', ')}`);
     return { metadata: { ...state.metadata, schemaString: wantedSchema }, plan: fullRewrite(everyFile()) };
   }
-  // A table rebuilt from a day on (a model) has no per-row changes to follow: it is written whole each time.
-  if (!schema.tracksChanges) return { metadata: null, plan: fullRewrite(everyFile()) };
+  // A model is rebuilt from a day on, so its rows carry no change counter: customer_points_daily's updates note the
+  // rowids they wrote (ledger_row_changes); the daily tables, a row a day, are written whole each time.
+  if (!schema.tracksChanges && !TRACKED_MODELS.includes(schema.table)) return { metadata: null, plan: fullRewrite(everyFile()) };
   const reflected = state.txns.get(appIdFor(context.mirrorId))?.version;
   const files = [...state.files.values()].map(plannedFile);
   // The mirror must know the table at the version it names: a mirror restored from a backup counts its
@@ -218,8 +220,14 @@ function planRows(context: TableWriteContext, state: TableState, wantedSchema: s
     logger.info({ table: schema.table }, `Delta table ${location} does not follow this mirror's recorded changes (a restored mirror?); writing it whole`);
     return { metadata: null, plan: fullRewrite(everyFile()) };
   }
-  const changed = changedRowids(context.snapshot, schema.table, reflected);
-  return { metadata: null, plan: planIncremental(files as PlannedFile[], changed, planOptions(schema.table)) };
+  if (schema.tracksChanges) {
+    const changed = changedRowids(context.snapshot, schema.table, reflected);
+    return { metadata: null, plan: planIncremental(files as PlannedFile[], changed, planOptions(schema.table)) };
+  }
+  const ranges = modelRowChanges(context.snapshot.db, schema.table, reflected);
+  if (ranges === 'every') return { metadata: null, plan: fullRewrite(everyFile()) };
+  const slices = ranges.map((range) => ({ from: BigInt(range.first), to: BigInt(range.last) }));
+  return { metadata: null, plan: planIncremental(files as PlannedFile[], [], planOptions(schema.table), slices) };
 }
 
 /** Puts the commit only if its version is free; a version already there is ours only if it carries our commit id. */

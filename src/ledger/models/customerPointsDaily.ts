@@ -3,6 +3,7 @@ import { rewriteDayCustomers } from '../dayCustomers.js';
 import { LEDGER_ROW_DAY_SQL } from '../dayMovements.js';
 import { PointsBeyondExactError } from '../exactPoints.js';
 import { BEFORE_ALL_DAYS, createdAtLowerBound, dayStartMinute, transactionsScan, UPDATE_TRANSACTIONS_WHERE } from '../localDay.js';
+import { noteRowChanges, rangesOf } from '../rowChanges.js';
 import { column, type ModelDefinition } from './types.js';
 
 /** One row per customer and day with a movement; a balance as of a date is the customer's last row on or before it. */
@@ -19,7 +20,7 @@ export const customerPointsDaily: ModelDefinition = {
     column('pending_end', 'integer', "the customer's pending points at the end of the day: all their points_pending up to then"),
     column('transactions', 'integer', "the customer's transactions that day"),
   ],
-  rebuildFrom({ db, localDay, movements }, from) {
+  rebuildFrom({ db, localDay, movements, changeSeq }, from) {
     movements.begin(db, from);
     if (from === BEFORE_ALL_DAYS) {
       // Every row is written in key order, (day, customer): each appends to the table and its key.
@@ -35,6 +36,7 @@ export const customerPointsDaily: ModelDefinition = {
       const insert = db.prepare('INSERT INTO ledger_balances (customer_id, first_day, approved_end, pending_end) VALUES (?, ?, ?, ?)');
       for (const [customer, slot] of balances.slots) insert.run(customer, balances.firstDay[slot], balances.approved[slot], balances.pending[slot]);
       rewriteDayCustomers(db, from);
+      noteRowChanges(db, customerPointsDaily.name, changeSeq, 'every');
       return;
     }
     // An update rewrites only the rows that changed: a sync's new days' rows append to the table and its key.
@@ -49,21 +51,35 @@ export const customerPointsDaily: ModelDefinition = {
     movements.finish(db.prepare(`SELECT count(*) FROM transactions WHERE ${UPDATE_TRANSACTIONS_WHERE}`).pluck().get(range) as number);
     // Read before the rows from `from` change: the balances add the old rows' changes back out.
     updateBalances(db, from);
-    db.prepare(
-      `DELETE FROM customer_points_daily WHERE day >= ?
-         AND NOT EXISTS (SELECT 1 FROM temp.ledger_customer_days AS n WHERE n.customer_id = customer_points_daily.customer_id AND n.day = customer_points_daily.day)`,
-    ).run(from);
-    db.prepare(
-      `INSERT INTO customer_points_daily (${COLUMNS}) SELECT ${COLUMNS} FROM temp.ledger_customer_days WHERE true ORDER BY day, customer_id
-       ON CONFLICT (day, customer_id) DO UPDATE SET approved_change = excluded.approved_change, pending_change = excluded.pending_change,
-         approved_end = excluded.approved_end, pending_end = excluded.pending_end, transactions = excluded.transactions
-       WHERE (approved_change, pending_change, approved_end, pending_end, transactions)
-         IS NOT (excluded.approved_change, excluded.pending_change, excluded.approved_end, excluded.pending_end, excluded.transactions)`,
-    ).run();
+    // The rowids of the rows deleted, inserted or changed (RETURNING gives no row for an upsert that changed nothing):
+    // the Delta table rewrites the files that hold them.
+    const deleted = db
+      .prepare(
+        `DELETE FROM customer_points_daily WHERE day >= ?
+           AND NOT EXISTS (SELECT 1 FROM temp.ledger_customer_days AS n WHERE n.customer_id = customer_points_daily.customer_id AND n.day = customer_points_daily.day)
+         RETURNING rowid`,
+      )
+      .pluck()
+      .all(from) as number[];
+    const written = db
+      .prepare(
+        `INSERT INTO customer_points_daily (${COLUMNS}) SELECT ${COLUMNS} FROM temp.ledger_customer_days WHERE true ORDER BY day, customer_id
+         ON CONFLICT (day, customer_id) DO UPDATE SET approved_change = excluded.approved_change, pending_change = excluded.pending_change,
+           approved_end = excluded.approved_end, pending_end = excluded.pending_end, transactions = excluded.transactions
+         WHERE (approved_change, pending_change, approved_end, pending_end, transactions)
+           IS NOT (excluded.approved_change, excluded.pending_change, excluded.approved_end, excluded.pending_end, excluded.transactions)
+         RETURNING rowid`,
+      )
+      .pluck()
+      .all() as number[];
     db.prepare('DELETE FROM temp.ledger_customer_days').run();
     rewriteDayCustomers(db, from);
+    noteRowChanges(db, customerPointsDaily.name, changeSeq, rangesOf(deleted.concat(written), NOTED_GAP));
   },
 };
+
+/** Changed rows further apart than about a Delta file's rows are noted as separate ranges (see rangesOf). */
+const NOTED_GAP = 16_384;
 
 const COLUMNS = 'customer_id, day, approved_change, pending_change, approved_end, pending_end, transactions';
 

@@ -30,6 +30,8 @@ export interface BuildContext {
    * points_ledger_daily, rebuilt after it from the same day, takes them.
    */
   movements: DayMovementsTally;
+  /** The change counter value the rows this build writes are noted under (ledger_row_changes): one past the sync's. */
+  changeSeq: number;
 }
 
 /**

@@ -31,6 +31,15 @@ describe('the incremental Delta plan', () => {
     expect(plan.slices).toEqual([{ from: 1001n, to: MAX_ROWID }]);
   });
 
+  it("rewrites every file a changed range (a model update's note) touches, and the gaps inside it", () => {
+    const plan = planIncremental(files, [], options, [{ from: 900n, to: 1100n }]);
+    expect(plan.remove.map((f) => f.path)).toEqual(['a', 'b']);
+    expect(plan.slices).toEqual([{ from: MIN_ROWID, to: 2000n }]);
+    // Ranges far apart leave the unchanged file between them alone.
+    const apart = planIncremental(files, [], options, [{ from: 10n, to: 20n }, { from: 2500n, to: 4000n }]);
+    expect(apart.remove.map((f) => f.path)).toEqual(['a', 'c']);
+  });
+
   it('keeps slices apart where an unchanged file lies between them, so file ranges never overlap', () => {
     const plan = planIncremental(files, ids(5, 2999), options);
     expect(plan.remove.map((f) => f.path)).toEqual(['a', 'c']);

@@ -1,0 +1,131 @@
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Config } from '../../../src/config.js';
+import { listMigrations } from '../../../src/db/migrate.js';
+import { openDatabase, type Db } from '../../../src/db/open.js';
+import type { ApiRecord } from '../../../src/db/upsertRecords.js';
+import { runExport, type ExportReport } from '../../../src/export/index.js';
+import { updateLedger, type LedgerSettings } from '../../../src/ledger/updateLedger.js';
+import { readDeltaTable } from '../../helpers/deltaTable.js';
+import { exportConfig, silentLogger, tempDir, upsert } from '../helpers.js';
+import { expectEngineReadsMirror } from '../delta/engineChecks.js';
+
+const UTC: LedgerSettings = { timeZone: 'UTC', pointValue: null };
+const CUSTOMERS = 1000;
+/** 20 days of a transaction for every customer: 20,000 customer-days, two Delta files of at most 16,384 rows. */
+const DAYS = 20;
+const TABLES = ['customer_points_daily', 'points_ledger_daily'] as const;
+
+let nextId = 1;
+function transaction(customerId: number, day: string, approved: number): ApiRecord {
+  return { id: nextId++, customer: { id: customerId }, points_approved: approved, points_pending: 0, created_at: `${day}T12:00:00.000Z`, resource: 'points_import' };
+}
+
+const dayOf = (n: number): string => `2026-01-${String(n).padStart(2, '0')}`;
+
+/** The row's rowid in the mirror: the Delta files name the rowids they hold. */
+function rowidOf(db: Db, customer: number, day: string): number {
+  return db.prepare('SELECT rowid FROM customer_points_daily WHERE customer_id = ? AND day = ?').pluck().get(customer, day) as number;
+}
+
+describe("customer_points_daily's Delta table follows the ledger's updates, as the streams' tables follow the sync", () => {
+  let db: Db;
+  let config: Readonly<Config>;
+  const root = (table: string): string => join(config.export.dir, 'delta', table);
+  const exportModels = (): Promise<ExportReport> => runExport({ db, config, logger: silentLogger, tables: [...TABLES], formats: ['delta'] });
+  const entry = (report: ExportReport): ExportReport['delta'][number] => report.delta.find((table) => table.table === 'customer_points_daily')!;
+  const files = async (): Promise<Map<string, { from: number; to: number }>> => {
+    const { state } = await readDeltaTable(root('customer_points_daily'));
+    return new Map([...state.files.values()].map((add) => [add.path, { from: Number(add.tags?.['loyalty_sync.rowid_min']), to: Number(add.tags?.['loyalty_sync.rowid_max']) }]));
+  };
+  const expectEngineEqualsMirror = (): void => {
+    for (const table of TABLES) expectEngineReadsMirror(db, table, root(table));
+  };
+
+  beforeAll(async () => {
+    const dir = tempDir('models-delta-');
+    config = exportConfig(dir, { formats: ['delta'] });
+    db = openDatabase(config.db.path);
+    const records: ApiRecord[] = [];
+    for (let day = 1; day <= DAYS; day += 1) for (let customer = 1; customer <= CUSTOMERS; customer += 1) records.push(transaction(customer, dayOf(day), customer % 7));
+    upsert(db, 'transactions', records);
+    updateLedger(db, UTC, new Date('2026-01-21T06:00:00Z'));
+    const first = await exportModels();
+    expect(entry(first)).toMatchObject({ version: 0, committed: true, rowsAdded: CUSTOMERS * DAYS });
+    expect((await files()).size).toBe(2);
+  });
+  afterAll(() => db.close());
+
+  it('a day of new transactions adds their rows and keeps every file before', async () => {
+    const before = await files();
+    upsert(db, 'transactions', Array.from({ length: 500 }, (_, i) => transaction(i + 1, dayOf(21), 5)));
+    updateLedger(db, UTC, new Date('2026-01-21T18:00:00Z'));
+    const report = await exportModels();
+    expect(entry(report)).toMatchObject({ version: 1, committed: true, rowsAdded: 500, rowsRemoved: 0 });
+    const after = await files();
+    for (const path of before.keys()) expect(after.has(path), path).toBe(true);
+    expectEngineEqualsMirror();
+  });
+
+  it("a late transaction three days back rewrites the files of that customer's rows since, and no other", async () => {
+    const [firstFile] = [...(await files()).entries()].find(([, range]) => range.from === 1)!;
+    const changed = [dayOf(18), dayOf(19), dayOf(20), dayOf(21)].map((day) => rowidOf(db, 7, day));
+    upsert(db, 'transactions', [transaction(7, dayOf(18), 1000)]);
+    updateLedger(db, UTC, new Date('2026-01-21T19:00:00Z'));
+    const report = await exportModels();
+    expect(entry(report)).toMatchObject({ version: 2, committed: true });
+    const after = await files();
+    expect(after.has(firstFile), 'the file of the first 16,384 rows').toBe(true);
+    for (const rowid of changed) expect([...after.keys()].some((path) => path !== firstFile && after.get(path)!.from <= rowid && rowid <= after.get(path)!.to), `rowid ${rowid}`).toBe(true);
+    expectEngineEqualsMirror();
+  });
+
+  it('a transaction verify --repair marks removed takes its customer-day out of the table', async () => {
+    const gone = rowidOf(db, 900, dayOf(20));
+    const id = db.prepare("SELECT id FROM transactions WHERE customer_id = 900 AND created_at LIKE '2026-01-20%'").pluck().get() as number;
+    const seq = db.prepare('UPDATE change_counter SET value = value + 1 WHERE id = 1 RETURNING value').pluck().get() as number;
+    db.prepare('UPDATE transactions SET _removed_at = ?, _change_seq = ? WHERE id = ?').run('2026-01-21T20:00:00.000Z', seq, id);
+    updateLedger(db, UTC, new Date('2026-01-21T20:00:00Z'));
+    expect(db.prepare('SELECT count(*) FROM customer_points_daily WHERE rowid = ?').pluck().get(gone)).toBe(0);
+    const report = await exportModels();
+    expect(entry(report)).toMatchObject({ version: 3, committed: true });
+    expectEngineEqualsMirror();
+  });
+
+  it('an export between a sync and its ledger update misses nothing: the next export writes what the update did', async () => {
+    upsert(db, 'transactions', [transaction(950, dayOf(21), 3)]);
+    updateLedger(db, UTC, new Date('2026-01-21T21:00:00Z'));
+    // The next sync stores a transaction; an export runs before that sync's ledger update.
+    upsert(db, 'transactions', [transaction(960, dayOf(21), 4)]);
+    expect(entry(await exportModels())).toMatchObject({ version: 4, committed: true });
+    updateLedger(db, UTC, new Date('2026-01-21T21:30:00Z'));
+    expect(entry(await exportModels())).toMatchObject({ version: 5, committed: true });
+    expectEngineEqualsMirror();
+  });
+
+  it('commits nothing when the ledger changed no row since', async () => {
+    updateLedger(db, UTC, new Date('2026-01-21T22:00:00Z'));
+    expect(entry(await exportModels())).toMatchObject({ version: 5, committed: false });
+    expectEngineEqualsMirror();
+  });
+
+  it('a full build (program.timeZone changed) rewrites the table whole', async () => {
+    const rows = db.prepare('SELECT count(*) FROM customer_points_daily').pluck().get() as number;
+    expect(updateLedger(db, { timeZone: 'Pacific/Kiritimati', pointValue: null }, new Date('2026-01-21T22:30:00Z')).full).toBe(true);
+    const report = await exportModels();
+    expect(entry(report)).toMatchObject({ version: 6, committed: true, rowsRemoved: rows });
+    expectEngineEqualsMirror();
+  });
+
+  it('after an upgrade from a version that noted nothing, the first export writes the table whole', async () => {
+    // The version before migration 021 updated the ledger without a note, after the table's last export.
+    upsert(db, 'transactions', [transaction(970, dayOf(21), 6)]);
+    updateLedger(db, { timeZone: 'Pacific/Kiritimati', pointValue: null }, new Date('2026-01-21T23:00:00Z'));
+    db.exec('DROP TABLE ledger_row_changes');
+    db.exec(listMigrations().find((migration) => migration.version === 21)!.sql);
+    const rows = db.prepare('SELECT count(*) FROM customer_points_daily').pluck().get() as number;
+    const report = await exportModels();
+    expect(entry(report)).toMatchObject({ version: 7, committed: true, rowsAdded: rows });
+    expectEngineEqualsMirror();
+  });
+});
