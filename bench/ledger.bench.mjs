@@ -12,7 +12,8 @@
 //   peak memory (maxRSS of a child process running the full build) at 250k and 1M transactions (target: flat);
 //   the reconciliation verify --ledger runs (no target: its sums over every transaction, by customer);
 //   balances --as-of the day halfway through the transactions' days, for every customer and for one (no target: the table is kept
-//   by day, so one customer's balance reads the days up to the date).
+//   by day, so one customer's balance reads the days up to the date);
+//   customer_points_daily's Delta table: the export after a day's update next to the first export, which writes it whole.
 // Times are the best of three rounds: on a shared machine a round can run a third slower than the next.
 // Run after `npm run build`: BENCH=ledger npm run bench, or node bench/ledger.bench.mjs
 import { spawnSync } from 'node:child_process';
@@ -97,6 +98,27 @@ async function child(dbPath, mode) {
       ).run(day, seq);
     })();
     ms = performance.now() - start;
+  } else if (mode === 'delta') {
+    // customer_points_daily's Delta table: written whole by a first export, then the export after a day's update.
+    const { loadConfig } = await import('../dist/config.js');
+    const { createLogger } = await import('../dist/log.js');
+    const { runExport } = await import('../dist/export/index.js');
+    const exportDir = `${dbPath}.exports`;
+    rmSync(exportDir, { recursive: true, force: true });
+    const config = loadConfig({ env: {}, overrides: { db: { path: dbPath }, export: { dir: exportDir, retainRuns: 1 } } });
+    const exportTable = async () => {
+      const started = performance.now();
+      const report = await runExport({ db, config, logger: createLogger({ level: 'silent' }), tables: ['customer_points_daily'], formats: ['delta'] });
+      const [table] = report.delta;
+      return { ms: performance.now() - started, rowsAdded: table.rowsAdded, rowsRemoved: table.rowsRemoved, mb: table.bytesAdded / 1e6, files: table.files };
+    };
+    const whole = await exportTable();
+    addDay(db);
+    updateLedger(db, SETTINGS, new Date());
+    const daily = await exportTable();
+    rmSync(exportDir, { recursive: true, force: true });
+    ms = daily.ms;
+    rebuiltFrom = { whole, daily };
   } else {
     addDay(db);
     const start = performance.now();
@@ -222,6 +244,7 @@ async function main() {
   const smallFull = runChild(smallWork, 'full');
   const reconcile = best(3, () => runChild(work, 'reconcile')).ms;
   const balances = best(3, () => runChild(work, 'balances'));
+  const delta = runChild(work, 'delta').rebuiltFrom;
 
   const ratio = full.ms / query;
   const share = update.ms / full.ms;
@@ -233,6 +256,8 @@ async function main() {
   console.log(`peak memory of a full build: ${smallFull.maxRssMb.toFixed(0)} MB at ${SMALL.toLocaleString('en-US')}, ${full.maxRssMb.toFixed(0)} MB at ${LARGE.toLocaleString('en-US')} (${(full.maxRssMb / smallFull.maxRssMb).toFixed(2)}x; target: flat)`);
   console.log(`reconciliation (verify --ledger's check) over ${LARGE.toLocaleString('en-US')} transactions of 50,000 customers: ${reconcile.toFixed(0)} ms`);
   console.log(`balances --as-of ${balances.rebuiltFrom.day} for every customer (${balances.rebuiltFrom.customers.toLocaleString('en-US')}): ${balances.ms.toFixed(0)} ms; for one: ${balances.rebuiltFrom.oneCustomerMs.toFixed(0)} ms`);
+  const exported = (run) => `${(run.ms / 1000).toFixed(1)} s, ${run.rowsAdded.toLocaleString('en-US')} rows and ${run.mb.toFixed(1)} MB written, ${run.rowsRemoved.toLocaleString('en-US')} rows' files removed`;
+  console.log(`Delta export of customer_points_daily after a day's update: ${exported(delta.daily)} (${((delta.daily.mb / delta.whole.mb) * 100).toFixed(1)}% of the bytes of the table written whole: ${exported(delta.whole)}; ${delta.whole.files} files)`);
   rmSync(work, { force: true });
   rmSync(smallWork, { force: true });
 }
