@@ -13,10 +13,16 @@ export interface RowidRange {
   last: number;
 }
 
+/** Notes kept a model before the oldest are folded into one note of every row (see noteRowChanges). */
+const MAX_NOTES = 10_000;
+const NOTES_KEPT_ON_FOLD = 5_000;
+
 /**
  * Notes that `model`'s rows in `ranges` changed under `changeSeq`, or every row (a full build, which also makes every
  * older note moot). The counter is moved up to `changeSeq`: an export whose snapshot came before this update reflects
- * a lower value, so its next export finds the note newer and writes those rows.
+ * a lower value, so its next export finds the note newer and writes those rows. Past MAX_NOTES, the oldest notes
+ * become one note of every row under the newest change they held: a place whose table reflects less than that
+ * (one not exported for months) is written whole, the others are unaffected.
  */
 export function noteRowChanges(db: Db, model: string, changeSeq: number, ranges: readonly RowidRange[] | 'every'): void {
   if (ranges === 'every') db.prepare('DELETE FROM ledger_row_changes WHERE model = ?').run(model);
@@ -25,12 +31,24 @@ export function noteRowChanges(db: Db, model: string, changeSeq: number, ranges:
   if (ranges === 'every') insert.run(model, changeSeq, null, null);
   else for (const range of ranges) insert.run(model, changeSeq, range.first, range.last);
   db.prepare('UPDATE change_counter SET value = max(value, ?) WHERE id = 1').run(changeSeq);
+  const notes = db.prepare('SELECT count(*) FROM ledger_row_changes WHERE model = ?').pluck().get(model) as number;
+  if (notes > MAX_NOTES) foldOldestNotes(db, model);
+}
+
+/** Replaces the notes older than the newest NOTES_KEPT_ON_FOLD by one note of every row, under the newest change they held. */
+function foldOldestNotes(db: Db, model: string): void {
+  const through = db
+    .prepare('SELECT change_seq FROM ledger_row_changes WHERE model = ? ORDER BY change_seq DESC LIMIT 1 OFFSET ?')
+    .pluck()
+    .get(model, NOTES_KEPT_ON_FOLD) as number;
+  db.prepare('DELETE FROM ledger_row_changes WHERE model = ? AND change_seq <= ?').run(model, through);
+  db.prepare('INSERT INTO ledger_row_changes (model, change_seq, first_rowid, last_rowid) VALUES (?, ?, NULL, NULL)').run(model, through);
 }
 
 /**
  * The rowids as ranges, a new one wherever two neighbours lie more than `gap` apart: rows changed far apart (one
  * customer's days across a year, after a backdated transaction) then mark the files holding them, not every file
- * between. Empty for no rowids.
+ * between, while a day's changed rows, close together, stay a few notes. Empty for no rowids.
  */
 export function rangesOf(rowids: readonly number[], gap: number): RowidRange[] {
   const sorted = Float64Array.from(rowids).sort();
@@ -45,10 +63,12 @@ export function rangesOf(rowids: readonly number[], gap: number): RowidRange[] {
 
 /**
  * The rows of `model` changed since the change counter stood at `afterSeq`: `'every'` when it was rebuilt whole since,
- * or for a model this does not track, else the ranges noted since, in no order (none: no row changed).
+ * when an older version updated the tables without noting (ledger_state's noted_change_seq behind its
+ * built_change_seq), or for a model this does not track; else the ranges noted since, in no order (none: no row
+ * changed).
  */
 export function modelRowChanges(db: Db, model: string, afterSeq: number): RowidRange[] | 'every' {
-  if (!TRACKED_MODELS.includes(model)) return 'every';
+  if (!TRACKED_MODELS.includes(model) || updatedWithoutNotes(db)) return 'every';
   const notes = db.prepare('SELECT first_rowid AS first, last_rowid AS last FROM ledger_row_changes WHERE model = ? AND change_seq > ?').all(model, afterSeq) as Array<{
     first: number | null;
     last: number | null;
@@ -59,4 +79,10 @@ export function modelRowChanges(db: Db, model: string, afterSeq: number): RowidR
     ranges.push({ first, last });
   }
   return ranges;
+}
+
+/** Whether the last build of the ledger was by a version that keeps no notes (see migration 021). */
+export function updatedWithoutNotes(db: Db): boolean {
+  const state = db.prepare('SELECT built_change_seq AS built, noted_change_seq AS noted FROM ledger_state WHERE id = 1').get() as { built: number; noted: number | null } | undefined;
+  return state !== undefined && state.noted !== state.built;
 }

@@ -5,6 +5,7 @@ import { CLASSIFIED_RESOURCES, UNCLASSIFIED_SQL } from './classify.js';
 import { BEFORE_ALL_DAYS, createLocalDay, dayFormatter } from './localDay.js';
 import { DayMovementsTally, type UnclassifiedCount } from './dayMovements.js';
 import { type BuildContext, MODELS } from './models/index.js';
+import { noteRowChanges, TRACKED_MODELS } from './rowChanges.js';
 import { touchedDays } from './touchedDays.js';
 
 /** The settings that shape the model tables: a change of either rebuilds them whole. */
@@ -26,6 +27,7 @@ export interface LedgerUpdate {
 
 interface LedgerState {
   built_change_seq: number;
+  noted_change_seq: number | null;
   time_zone: string;
   point_value: string | null;
   last_day: string | null;
@@ -52,7 +54,7 @@ export function updateLedger(db: Db, settings: LedgerSettings, now: Date): Ledge
   const today = dayFormatter(settings.timeZone)(now.getTime());
   return db
     .transaction((): LedgerUpdate => {
-      const state = db.prepare('SELECT built_change_seq, time_zone, point_value, last_day FROM ledger_state WHERE id = 1').get() as LedgerState | undefined;
+      const state = db.prepare('SELECT built_change_seq, noted_change_seq, time_zone, point_value, last_day FROM ledger_state WHERE id = 1').get() as LedgerState | undefined;
       const seq = db.prepare('SELECT value FROM change_counter WHERE id = 1').pluck().get() as number;
       const full = state === undefined || state.time_zone !== settings.timeZone || state.point_value !== settings.pointValue;
       if (full) {
@@ -61,6 +63,9 @@ export function updateLedger(db: Db, settings: LedgerSettings, now: Date): Ledge
       }
       const afterSeq = full ? -1 : state.built_change_seq;
       const touched = touchedDays(db, afterSeq, full);
+
+      // A version that keeps no notes updated the tables since this one last did: their rows' changes are unknown.
+      if (!full && state.noted_change_seq !== state.built_change_seq) for (const model of TRACKED_MODELS) noteRowChanges(db, model, seq + 1, 'every');
 
       const rebuiltFrom: Record<string, string> = {};
       const ctx: BuildContext = { db, localDay, today, pointValue: settings.pointValue, movements: new DayMovementsTally(localDay), changeSeq: seq + 1 };
@@ -72,8 +77,10 @@ export function updateLedger(db: Db, settings: LedgerSettings, now: Date): Ledge
       recordUnclassified(db, full ? ctx.movements.unclassifiedCounts() : newUnclassified(db, afterSeq), now.toISOString());
       const ms = Math.round(performance.now() - started);
       db.prepare(
-        `INSERT INTO ledger_state (id, built_change_seq, time_zone, point_value, last_day, built_at, build_ms, rebuilt_from) VALUES (1, @seq, @timeZone, @pointValue, @today, @at, @ms, @from)
-         ON CONFLICT (id) DO UPDATE SET built_change_seq = excluded.built_change_seq, time_zone = excluded.time_zone, point_value = excluded.point_value,
+        `INSERT INTO ledger_state (id, built_change_seq, noted_change_seq, time_zone, point_value, last_day, built_at, build_ms, rebuilt_from)
+         VALUES (1, @seq, @seq, @timeZone, @pointValue, @today, @at, @ms, @from)
+         ON CONFLICT (id) DO UPDATE SET built_change_seq = excluded.built_change_seq, noted_change_seq = excluded.noted_change_seq,
+           time_zone = excluded.time_zone, point_value = excluded.point_value,
            last_day = excluded.last_day, built_at = excluded.built_at, build_ms = excluded.build_ms, rebuilt_from = excluded.rebuilt_from`,
       ).run({ seq, timeZone: settings.timeZone, pointValue: settings.pointValue, today, at: now.toISOString(), ms, from: earliest(Object.values(rebuiltFrom)) });
       return { full, rebuiltFrom, today, ms };

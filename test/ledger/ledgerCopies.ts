@@ -29,7 +29,7 @@ export function readFullBuild<T>(db: Db, settings: LedgerSettings, now: Date, re
 
 /**
  * A mirror as the version before migration `version` left it: every earlier migration applied, and `tables` holding
- * the rows of the mirror at `built` (the same rows in either schema). Returns its path, to open with this version.
+ * the rows of the mirror at `built` (the same rows in either schema, in the columns the older one has). Returns its path, to open with this version.
  */
 export function mirrorBeforeMigration(built: string, version: number, tables: readonly string[]): string {
   const path = join(tempDir('loyalty-mirror-'), 'mirror.db');
@@ -41,7 +41,11 @@ export function mirrorBeforeMigration(built: string, version: number, tables: re
     old.prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)').run(migration.version, migration.name, '2026-11-01T00:00:00Z');
   }
   old.prepare('ATTACH DATABASE ? AS built').run(built);
-  for (const table of tables) old.exec(`DELETE FROM main.${table}; INSERT INTO main.${table} SELECT * FROM built.${table}`);
+  for (const table of tables) {
+    // The older schema's columns: a later migration may have added some to the table.
+    const columns = (old.prepare(`SELECT name FROM pragma_table_info('${table}', 'main')`).pluck().all() as string[]).join(', ');
+    old.exec(`DELETE FROM main.${table}; INSERT INTO main.${table} (${columns}) SELECT ${columns} FROM built.${table}`);
+  }
   old.exec('DETACH DATABASE built');
   old.close();
   return path;

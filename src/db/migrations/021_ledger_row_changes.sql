@@ -1,4 +1,4 @@
--- ledger_row_changes: which rows of customer_points_daily each ledger update wrote or deleted, as one range of rowids
+-- ledger_row_changes: which rows of customer_points_daily each ledger update wrote or deleted, as ranges of rowids
 -- under the change counter value the update took, so its Delta table is written incrementally like the streams'
 -- (the files holding those rowids, and the new rows) instead of whole on every export. A range with no bounds is a
 -- rebuild of every row (a full build gives every row a new rowid). src/ledger/rowChanges.ts keeps and reads it.
@@ -12,7 +12,13 @@ CREATE TABLE ledger_row_changes (
 );
 CREATE INDEX ledger_row_changes_by_seq ON ledger_row_changes (model, change_seq);
 
--- An update by an earlier version wrote no range: the next export of each table writes it whole, once. The counter
+-- The build whose rows the notes cover, written beside built_change_seq by this version alone: a version before
+-- this one that updates the tables again (a rollback, a job restoring the state with an older image) moves
+-- built_change_seq and not this, and its changes, never noted, send the next export back to writing the table whole.
+ALTER TABLE ledger_state ADD COLUMN noted_change_seq INTEGER;
+UPDATE ledger_state SET noted_change_seq = built_change_seq;
+
+-- An update by an earlier version noted nothing: the next export of the table writes it whole, once. The counter
 -- moves past every value an export can have reflected, so the mark is newer than all of them.
 UPDATE change_counter SET value = value + 1 WHERE id = 1;
 INSERT INTO ledger_row_changes (model, change_seq, first_rowid, last_rowid)

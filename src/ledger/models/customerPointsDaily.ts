@@ -78,8 +78,12 @@ export const customerPointsDaily: ModelDefinition = {
   },
 };
 
-/** Changed rows further apart than about a Delta file's rows are noted as separate ranges (see rangesOf). */
-const NOTED_GAP = 16_384;
+/**
+ * Changed rows further apart than this are noted as separate ranges (see rangesOf): a sixteenth of a Delta file's
+ * 16,384 rows, so a file between two of them that holds none stays, and a span of changed rows takes at most one note
+ * per 1,024 rowids.
+ */
+const NOTED_GAP = 1_024;
 
 const COLUMNS = 'customer_id, day, approved_change, pending_change, approved_end, pending_end, transactions';
 

@@ -68,19 +68,21 @@ describe("customer_points_daily's Delta table follows the ledger's updates, as t
   });
 
   it("a late transaction three days back rewrites the files of that customer's rows since, and no other", async () => {
-    const [firstFile] = [...(await files()).entries()].find(([, range]) => range.from === 1)!;
+    const before = await files();
     const changed = [dayOf(18), dayOf(19), dayOf(20), dayOf(21)].map((day) => rowidOf(db, 7, day));
     upsert(db, 'transactions', [transaction(7, dayOf(18), 1000)]);
     updateLedger(db, UTC, new Date('2026-01-21T19:00:00Z'));
-    const report = await exportModels();
-    expect(entry(report)).toMatchObject({ version: 2, committed: true });
+    expect(entry(await exportModels())).toMatchObject({ version: 2, committed: true });
     const after = await files();
-    expect(after.has(firstFile), 'the file of the first 16,384 rows').toBe(true);
-    for (const rowid of changed) expect([...after.keys()].some((path) => path !== firstFile && after.get(path)!.from <= rowid && rowid <= after.get(path)!.to), `rowid ${rowid}`).toBe(true);
+    for (const [path, range] of before) {
+      const holdsChanged = changed.some((rowid) => range.from <= rowid && rowid <= range.to);
+      expect(after.has(path), `${path}, rowids ${range.from}-${range.to}`).toBe(!holdsChanged);
+    }
+    expect([...before.values()].filter((range) => changed.some((rowid) => range.from <= rowid && rowid <= range.to)).length).toBe(2);
     expectEngineEqualsMirror();
   });
 
-  it('a transaction verify --repair marks removed takes its customer-day out of the table', async () => {
+  it('a transaction marked removed, as verify --repair marks one the API no longer has, takes its customer-day out of the table', async () => {
     const gone = rowidOf(db, 900, dayOf(20));
     const id = db.prepare("SELECT id FROM transactions WHERE customer_id = 900 AND created_at LIKE '2026-01-20%'").pluck().get() as number;
     const seq = db.prepare('UPDATE change_counter SET value = value + 1 WHERE id = 1 RETURNING value').pluck().get() as number;
@@ -118,14 +120,59 @@ describe("customer_points_daily's Delta table follows the ledger's updates, as t
   });
 
   it('after an upgrade from a version that noted nothing, the first export writes the table whole', async () => {
-    // The version before migration 021 updated the ledger without a note, after the table's last export.
+    const KIRITIMATI = { timeZone: 'Pacific/Kiritimati', pointValue: null };
+    const counter = (): number => db.prepare('SELECT value FROM change_counter WHERE id = 1').pluck().get() as number;
+    // An update, then a sync whose transaction an export reflects (the table's txn names the counter) before the
+    // version before migration 021 updates the ledger for it: rows changed, nothing noted, the counter where it was.
     upsert(db, 'transactions', [transaction(970, dayOf(21), 6)]);
-    updateLedger(db, { timeZone: 'Pacific/Kiritimati', pointValue: null }, new Date('2026-01-21T23:00:00Z'));
-    db.exec('DROP TABLE ledger_row_changes');
+    updateLedger(db, KIRITIMATI, new Date('2026-01-21T23:00:00Z'));
+    upsert(db, 'transactions', [transaction(980, dayOf(21), 7)]);
+    const reflected = counter();
+    expect(entry(await exportModels())).toMatchObject({ version: 7, committed: true });
+    updateLedger(db, KIRITIMATI, new Date('2026-01-21T23:10:00Z'));
+    db.prepare('UPDATE change_counter SET value = ? WHERE id = 1').run(reflected);
+    db.exec('DROP TABLE ledger_row_changes; ALTER TABLE ledger_state DROP COLUMN noted_change_seq');
     db.exec(listMigrations().find((migration) => migration.version === 21)!.sql);
+
     const rows = db.prepare('SELECT count(*) FROM customer_points_daily').pluck().get() as number;
-    const report = await exportModels();
-    expect(entry(report)).toMatchObject({ version: 7, committed: true, rowsAdded: rows });
+    expect(entry(await exportModels())).toMatchObject({ version: 8, committed: true, rowsAdded: rows });
+    expectEngineEqualsMirror();
+    // Once, not at every export after: the next update is noted again.
+    upsert(db, 'transactions', [transaction(985, dayOf(21), 2)]);
+    updateLedger(db, KIRITIMATI, new Date('2026-01-21T23:15:00Z'));
+    const next = entry(await exportModels());
+    expect(next).toMatchObject({ version: 9, committed: true });
+    expect(next.rowsAdded).toBeLessThan(rows);
+    expectEngineEqualsMirror();
+  });
+
+  it('after an older version updated the ledger again (a rollback), the next export writes the table whole', async () => {
+    const KIRITIMATI = { timeZone: 'Pacific/Kiritimati', pointValue: null };
+    const rows = (): number => db.prepare('SELECT count(*) FROM customer_points_daily').pluck().get() as number;
+    // The older version's update: rows changed and built_change_seq moved, with no note and noted_change_seq left.
+    const olderUpdate = (customer: number, at: string): void => {
+      const { noted, counter } = db.prepare('SELECT noted_change_seq AS noted, (SELECT value FROM change_counter) AS counter FROM ledger_state').get() as { noted: number; counter: number };
+      upsert(db, 'transactions', [transaction(customer, dayOf(21), 8)]);
+      updateLedger(db, KIRITIMATI, new Date(at));
+      db.prepare('DELETE FROM ledger_row_changes WHERE change_seq > ?').run(counter);
+      db.prepare('UPDATE ledger_state SET noted_change_seq = ?').run(noted);
+    };
+    olderUpdate(990, '2026-01-21T23:20:00Z');
+    expect(entry(await exportModels())).toMatchObject({ version: 10, committed: true, rowsAdded: rows() });
+    expectEngineEqualsMirror();
+
+    // This version updates after the older one, before any export: its note covers the older one's rows too.
+    olderUpdate(991, '2026-01-21T23:30:00Z');
+    upsert(db, 'transactions', [transaction(992, dayOf(21), 9)]);
+    updateLedger(db, KIRITIMATI, new Date('2026-01-21T23:40:00Z'));
+    expect(entry(await exportModels())).toMatchObject({ version: 11, committed: true, rowsAdded: rows() });
+    expectEngineEqualsMirror();
+    // And from then on, the table follows the notes again.
+    upsert(db, 'transactions', [transaction(993, dayOf(21), 10)]);
+    updateLedger(db, KIRITIMATI, new Date('2026-01-21T23:50:00Z'));
+    const followed = entry(await exportModels());
+    expect(followed).toMatchObject({ version: 12, committed: true });
+    expect(followed.rowsAdded).toBeLessThan(rows());
     expectEngineEqualsMirror();
   });
 });
