@@ -63,9 +63,9 @@ export function rangesOf(rowids: readonly number[], gap: number): RowidRange[] {
 
 /**
  * The rows of `model` changed since the change counter stood at `afterSeq`: `'every'` when it was rebuilt whole since,
- * when an older version updated the tables without noting (ledger_state's noted_change_seq behind its
- * built_change_seq), or for a model this does not track; else the ranges noted since, in no order (none: no row
- * changed).
+ * when an older version updated the tables without noting (ledger_state's built_at is not the notes_built_at this
+ * version wrote beside it), or for a model this does not track; else the ranges noted since, in no order (none: no
+ * row changed).
  */
 export function modelRowChanges(db: Db, model: string, afterSeq: number): RowidRange[] | 'every' {
   if (!TRACKED_MODELS.includes(model) || updatedWithoutNotes(db)) return 'every';
@@ -83,6 +83,6 @@ export function modelRowChanges(db: Db, model: string, afterSeq: number): RowidR
 
 /** Whether the last build of the ledger was by a version that keeps no notes (see migration 021). */
 export function updatedWithoutNotes(db: Db): boolean {
-  const state = db.prepare('SELECT built_change_seq AS built, noted_change_seq AS noted FROM ledger_state WHERE id = 1').get() as { built: number; noted: number | null } | undefined;
+  const state = db.prepare('SELECT built_at AS built, notes_built_at AS noted FROM ledger_state WHERE id = 1').get() as { built: string; noted: string | null } | undefined;
   return state !== undefined && state.noted !== state.built;
 }

@@ -27,7 +27,8 @@ export interface LedgerUpdate {
 
 interface LedgerState {
   built_change_seq: number;
-  noted_change_seq: number | null;
+  built_at: string;
+  notes_built_at: string | null;
   time_zone: string;
   point_value: string | null;
   last_day: string | null;
@@ -54,7 +55,7 @@ export function updateLedger(db: Db, settings: LedgerSettings, now: Date): Ledge
   const today = dayFormatter(settings.timeZone)(now.getTime());
   return db
     .transaction((): LedgerUpdate => {
-      const state = db.prepare('SELECT built_change_seq, noted_change_seq, time_zone, point_value, last_day FROM ledger_state WHERE id = 1').get() as LedgerState | undefined;
+      const state = db.prepare('SELECT built_change_seq, built_at, notes_built_at, time_zone, point_value, last_day FROM ledger_state WHERE id = 1').get() as LedgerState | undefined;
       const seq = db.prepare('SELECT value FROM change_counter WHERE id = 1').pluck().get() as number;
       const full = state === undefined || state.time_zone !== settings.timeZone || state.point_value !== settings.pointValue;
       if (full) {
@@ -65,7 +66,7 @@ export function updateLedger(db: Db, settings: LedgerSettings, now: Date): Ledge
       const touched = touchedDays(db, afterSeq, full);
 
       // A version that keeps no notes updated the tables since this one last did: their rows' changes are unknown.
-      if (!full && state.noted_change_seq !== state.built_change_seq) for (const model of TRACKED_MODELS) noteRowChanges(db, model, seq + 1, 'every');
+      if (!full && state.notes_built_at !== state.built_at) for (const model of TRACKED_MODELS) noteRowChanges(db, model, seq + 1, 'every');
 
       const rebuiltFrom: Record<string, string> = {};
       const ctx: BuildContext = { db, localDay, today, pointValue: settings.pointValue, movements: new DayMovementsTally(localDay), changeSeq: seq + 1 };
@@ -77,11 +78,10 @@ export function updateLedger(db: Db, settings: LedgerSettings, now: Date): Ledge
       recordUnclassified(db, full ? ctx.movements.unclassifiedCounts() : newUnclassified(db, afterSeq), now.toISOString());
       const ms = Math.round(performance.now() - started);
       db.prepare(
-        `INSERT INTO ledger_state (id, built_change_seq, noted_change_seq, time_zone, point_value, last_day, built_at, build_ms, rebuilt_from)
-         VALUES (1, @seq, @seq, @timeZone, @pointValue, @today, @at, @ms, @from)
-         ON CONFLICT (id) DO UPDATE SET built_change_seq = excluded.built_change_seq, noted_change_seq = excluded.noted_change_seq,
-           time_zone = excluded.time_zone, point_value = excluded.point_value,
-           last_day = excluded.last_day, built_at = excluded.built_at, build_ms = excluded.build_ms, rebuilt_from = excluded.rebuilt_from`,
+        `INSERT INTO ledger_state (id, built_change_seq, time_zone, point_value, last_day, built_at, notes_built_at, build_ms, rebuilt_from)
+         VALUES (1, @seq, @timeZone, @pointValue, @today, @at, @at, @ms, @from)
+         ON CONFLICT (id) DO UPDATE SET built_change_seq = excluded.built_change_seq, time_zone = excluded.time_zone, point_value = excluded.point_value,
+           last_day = excluded.last_day, built_at = excluded.built_at, notes_built_at = excluded.notes_built_at, build_ms = excluded.build_ms, rebuilt_from = excluded.rebuilt_from`,
       ).run({ seq, timeZone: settings.timeZone, pointValue: settings.pointValue, today, at: now.toISOString(), ms, from: earliest(Object.values(rebuiltFrom)) });
       return { full, rebuiltFrom, today, ms };
     })

@@ -25,11 +25,13 @@ describe("the rowid ranges a ledger update notes for customer_points_daily's Del
     // The migration's note and 10,000 updates pass 10,000: all but the newest 5,000 fold into one note; one update follows.
     expect(notes).toBe(5_002);
     expect(db.prepare('SELECT value FROM change_counter WHERE id = 1').pluck().get()).toBe(base + 10_001);
-    // A table that reflects the first updates lost their notes: it is written whole.
+    // The fold took the notes of the first 5,000 updates: a table reflecting less than the 5,000th is written whole...
     expect(modelRowChanges(db, MODEL, base + 10)).toBe('every');
-    // One that reflects all but the last three updates gets exactly their rows.
-    const recent = modelRowChanges(db, MODEL, base + 9_998);
-    expect(recent === 'every' ? recent : [...recent].sort((a, b) => a.first - b.first)).toEqual([
+    expect(modelRowChanges(db, MODEL, base + 4_999)).toBe('every');
+    // ...one reflecting it gets exactly the rows of every update after it, and one nearly current those of the last three.
+    const sorted = (changes: ReturnType<typeof modelRowChanges>): unknown => (changes === 'every' ? changes : [...changes].sort((a, b) => a.first - b.first));
+    expect(sorted(modelRowChanges(db, MODEL, base + 5_000))).toEqual(Array.from({ length: 5_001 }, (_, i) => ({ first: 5_001 + i, last: 5_001 + i })));
+    expect(sorted(modelRowChanges(db, MODEL, base + 9_998))).toEqual([
       { first: 9_999, last: 9_999 },
       { first: 10_000, last: 10_000 },
       { first: 10_001, last: 10_001 },

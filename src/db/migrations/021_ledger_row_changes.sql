@@ -12,11 +12,11 @@ CREATE TABLE ledger_row_changes (
 );
 CREATE INDEX ledger_row_changes_by_seq ON ledger_row_changes (model, change_seq);
 
--- The build whose rows the notes cover, written beside built_change_seq by this version alone: a version before
--- this one that updates the tables again (a rollback, a job restoring the state with an older image) moves
--- built_change_seq and not this, and its changes, never noted, send the next export back to writing the table whole.
-ALTER TABLE ledger_state ADD COLUMN noted_change_seq INTEGER;
-UPDATE ledger_state SET noted_change_seq = built_change_seq;
+-- The build whose changes the notes cover, its built_at, written beside it by this version alone: a version before
+-- this one that updates the tables again (a rollback, a job restoring the state with an older image) writes a new
+-- built_at and not this, and its changes, never noted, send the next export back to writing the table whole.
+ALTER TABLE ledger_state ADD COLUMN notes_built_at TEXT;
+UPDATE ledger_state SET notes_built_at = built_at;
 
 -- An update by an earlier version noted nothing: the next export of the table writes it whole, once. The counter
 -- moves past every value an export can have reflected, so the mark is newer than all of them.
