@@ -1282,7 +1282,7 @@ export default [
     id: 'model-delta-older-version-unseen-by-update',
     promise: "An update after an older version's un-noted one notes every row, so the next export misses none of the older one's.",
     file: 'src/ledger/updateLedger.ts',
-    find: "if (!full && state.notes_built_at !== state.built_at) for (const model of TRACKED_MODELS) noteRowChanges(db, model, seq + 1, 'every');",
+    find: "if (!full && updatedWithoutNotes(db)) for (const model of TRACKED_MODELS) noteRowChanges(db, model, seq + 1, 'every');",
     replace: '',
     tests: ['test/export/models/models.delta-incremental.test.ts'],
   },

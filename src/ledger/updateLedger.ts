@@ -5,7 +5,7 @@ import { CLASSIFIED_RESOURCES, UNCLASSIFIED_SQL } from './classify.js';
 import { BEFORE_ALL_DAYS, createLocalDay, dayFormatter } from './localDay.js';
 import { DayMovementsTally, type UnclassifiedCount } from './dayMovements.js';
 import { type BuildContext, MODELS } from './models/index.js';
-import { noteRowChanges, TRACKED_MODELS } from './rowChanges.js';
+import { noteRowChanges, TRACKED_MODELS, updatedWithoutNotes } from './rowChanges.js';
 import { touchedDays } from './touchedDays.js';
 
 /** The settings that shape the model tables: a change of either rebuilds them whole. */
@@ -27,8 +27,6 @@ export interface LedgerUpdate {
 
 interface LedgerState {
   built_change_seq: number;
-  built_at: string;
-  notes_built_at: string | null;
   time_zone: string;
   point_value: string | null;
   last_day: string | null;
@@ -55,7 +53,7 @@ export function updateLedger(db: Db, settings: LedgerSettings, now: Date): Ledge
   const today = dayFormatter(settings.timeZone)(now.getTime());
   return db
     .transaction((): LedgerUpdate => {
-      const state = db.prepare('SELECT built_change_seq, built_at, notes_built_at, time_zone, point_value, last_day FROM ledger_state WHERE id = 1').get() as LedgerState | undefined;
+      const state = db.prepare('SELECT built_change_seq, time_zone, point_value, last_day FROM ledger_state WHERE id = 1').get() as LedgerState | undefined;
       const seq = db.prepare('SELECT value FROM change_counter WHERE id = 1').pluck().get() as number;
       const full = state === undefined || state.time_zone !== settings.timeZone || state.point_value !== settings.pointValue;
       if (full) {
@@ -66,7 +64,7 @@ export function updateLedger(db: Db, settings: LedgerSettings, now: Date): Ledge
       const touched = touchedDays(db, afterSeq, full);
 
       // A version that keeps no notes updated the tables since this one last did: their rows' changes are unknown.
-      if (!full && state.notes_built_at !== state.built_at) for (const model of TRACKED_MODELS) noteRowChanges(db, model, seq + 1, 'every');
+      if (!full && updatedWithoutNotes(db)) for (const model of TRACKED_MODELS) noteRowChanges(db, model, seq + 1, 'every');
 
       const rebuiltFrom: Record<string, string> = {};
       const ctx: BuildContext = { db, localDay, today, pointValue: settings.pointValue, movements: new DayMovementsTally(localDay), changeSeq: seq + 1 };

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { modelRowChanges, TRACKED_MODELS } from '../../ledger/rowChanges.js';
 import type { Logger } from '../../log.js';
 import { warnInvalidValues, type InvalidValues } from '../invalidValues.js';
 import type { TableSchema } from '../schema.js';
@@ -8,7 +9,6 @@ import { CHECKPOINT_INTERVAL, shouldCheckpoint, writeCheckpoint } from './checkp
 import { fileRowsFor, ROWID_MAX_TAG, ROWID_MIN_TAG, writeSlices } from './dataFiles.js';
 import { inspectTarget, type TargetContents } from './logReader.js';
 import { fullRewrite, planIncremental, type PlanOptions, type PlannedFile, type WritePlan } from './plan.js';
-import { modelRowChanges, TRACKED_MODELS } from '../../ledger/rowChanges.js';
 import { replay } from './replay.js';
 import type { DeltaStore } from './store.js';
 import { appIdFor, columnsWithInvariants, compareSchemas, deltaColumns, schemaString, tableIdFor } from './tableSchema.js';

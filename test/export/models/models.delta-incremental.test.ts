@@ -11,6 +11,8 @@ import { exportConfig, silentLogger, tempDir, upsert } from '../helpers.js';
 import { expectEngineReadsMirror } from '../delta/engineChecks.js';
 
 const UTC: LedgerSettings = { timeZone: 'UTC', pointValue: null };
+/** The zone a later full build moves the program to. */
+const KIRITIMATI: LedgerSettings = { timeZone: 'Pacific/Kiritimati', pointValue: null };
 const CUSTOMERS = 1000;
 /**
  * 20 days of a transaction for every customer but the last, who has none from day 17 on (a customer whose rows near
@@ -146,14 +148,13 @@ describe("customer_points_daily's Delta table follows the ledger's updates, as t
 
   it('a full build (program.timeZone changed) rewrites the table whole', async () => {
     const rows = db.prepare('SELECT count(*) FROM customer_points_daily').pluck().get() as number;
-    expect(updateLedger(db, { timeZone: 'Pacific/Kiritimati', pointValue: null }, new Date('2026-01-21T22:30:00Z')).full).toBe(true);
+    expect(updateLedger(db, KIRITIMATI, new Date('2026-01-21T22:30:00Z')).full).toBe(true);
     const report = await exportModels();
     expect(entry(report)).toMatchObject({ version: 8, committed: true, rowsRemoved: rows });
     expectEngineEqualsMirror();
   });
 
   it('after an upgrade from a version that noted nothing, the first export writes the table whole', async () => {
-    const KIRITIMATI = { timeZone: 'Pacific/Kiritimati', pointValue: null };
     const counter = (): number => db.prepare('SELECT value FROM change_counter WHERE id = 1').pluck().get() as number;
     // An update, then a sync whose transaction an export reflects (the table's txn names the counter) before the
     // version before migration 021 updates the ledger for it: rows changed, nothing noted, the counter where it was.
@@ -180,7 +181,6 @@ describe("customer_points_daily's Delta table follows the ledger's updates, as t
   });
 
   it('after an older version updated the ledger again (a rollback), the next export writes the table whole', async () => {
-    const KIRITIMATI = { timeZone: 'Pacific/Kiritimati', pointValue: null };
     const rows = (): number => db.prepare('SELECT count(*) FROM customer_points_daily').pluck().get() as number;
     // The older version's update: rows changed and a new built_at, with no note and notes_built_at left as it was.
     const olderUpdate = (customer: number, at: string): void => {
