@@ -175,7 +175,8 @@ export function loadConfig(options: LoadConfigOptions = {}): Readonly<Config> {
   }
 
   const config = merged as unknown as Config;
-  config.api.apiKey = env.LOYALTY_API_KEY ?? config.api.apiKey ?? '';
+  // A secret made from a file often ends with its newline, which no key holds and no HTTP header may carry.
+  config.api.apiKey = (env.LOYALTY_API_KEY ?? config.api.apiKey ?? '').trim();
   validate(config, (key) => {
     const variable = variableOfKey.get(key) ?? NAMED_VARIABLE_OF_KEY.get(key);
     return variable === undefined ? `Config key "${key}"` : `Config key "${key}" (or ${variable})`;

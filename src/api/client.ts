@@ -2,6 +2,8 @@ import type { Config } from '../config.js';
 import { registerSecret, type Logger } from '../log.js';
 import type { OpsFacts } from '../metrics/facts.js';
 import { ApiClock } from './apiClock.js';
+import { parseHttpDate } from './httpDate.js';
+import { ListEnd } from './listEnd.js';
 import { ApiError, describeError, isIdempotent, kindAfterSending, kindOfStatus, parseErrorBody } from './errors.js';
 import { HttpTransport, type HttpRequest, type HttpResponse, type QueryValue } from './http.js';
 import { RateLimiter } from './rateLimiter.js';
@@ -140,7 +142,7 @@ export class ApiClient {
         const body = readJson(response, path, 'GET');
         const items = field(body, key);
         if (!Array.isArray(items)) throw contractError('GET', path, `the response has no "${key}" array`);
-        return { items: items as T[], nextCursor: nextCursor(field(body, 'cursor')), body: bodyBytes(response) };
+        return { items: items as T[], nextCursor: nextCursor(field(body, 'cursor'), path), body: bodyBytes(response) };
       });
     const limit = this.#pageSize;
     if (!cursor) return get({ ...fixed, ...params, limit });
@@ -157,20 +159,19 @@ export class ApiClient {
     }
   }
 
-  /** Follows `cursor.next` from `options.cursor` (or the start) until null, one page at a time. */
+  /**
+   * Follows `cursor.next` from `options.cursor` (or the start) until null, one page at a time, by the rules of
+   * ListEnd: a server that never hands out a null cursor cannot keep a reader here for ever.
+   */
   async *pages<T>(list: ListName, params: ListParams, options: CallOptions & { cursor?: string | null } = {}): AsyncGenerator<Page<T>> {
     let cursor = options.cursor ?? null;
-    const seen = new Set<string>(cursor ? [cursor] : []);
+    const end = new ListEnd((reason) => contractError('GET', LISTS[list].path, reason), cursor);
     do {
       const page = await this.fetchPage<T>(list, params, cursor, options);
+      const { next, endedOnEmptyPages } = end.after(page.items, page.nextCursor);
+      if (endedOnEmptyPages !== undefined) this.#logger.warn({ list, emptyPages: endedOnEmptyPages }, `GET ${list}: ${endedOnEmptyPages} empty pages in a row, each with a new cursor; taking the list as ended`);
       yield page;
-      cursor = page.nextCursor;
-      if (cursor !== null) {
-        // At the end some servers answer an empty page that hands back the cursor they were given.
-        if (seen.has(cursor) && page.items.length === 0) return;
-        if (seen.has(cursor)) throw contractError('GET', LISTS[list].path, 'the API returned a cursor it had returned before, so the list would never end');
-        seen.add(cursor);
-      }
+      cursor = next;
     } while (cursor !== null);
   }
 
@@ -205,10 +206,12 @@ export class ApiClient {
         return { items: parsed as UnsubscribeEntry[], body: bodyBytes(response) };
       });
       if (items.length === 0) return;
-      // A server that ignored `page` would return page 1 forever.
-      if (items[0].id === previousFirstId) throw contractError('GET', UNSUBSCRIBES_PATH, `page ${page} repeats page ${page - 1}`);
+      // A server that ignored `page` would return page 1 forever. An entry with no text id is no evidence of
+      // that: the sync refuses the page for it, naming the entry (checkIds).
+      const firstId = textId(items[0]);
+      if (firstId !== undefined && firstId === previousFirstId) throw contractError('GET', UNSUBSCRIBES_PATH, `page ${page} repeats page ${page - 1}`);
       yield { items, page, body };
-      previousFirstId = items[0].id;
+      previousFirstId = firstId;
     }
   }
 
@@ -329,7 +332,7 @@ export class ApiClient {
   #statusError({ method, path }: HttpRequest, response: HttpResponse): ApiError {
     const { status } = response;
     const parsed = response.body.ok ? parseErrorBody(response.body.text) : {};
-    const retryAfterMs = status === 429 || status === 503 ? parseRetryAfter(response.headers['retry-after']) : undefined;
+    const retryAfterMs = status === 429 || status === 503 ? parseRetryAfter(response.headers['retry-after'], answeredAt(response)) : undefined;
     if (status === 429) {
       this.stats.rateLimited++;
       this.#limiter.note429(limiterPauseMs(retryAfterMs, this.#retry));
@@ -409,9 +412,38 @@ function field(body: unknown, key: string): unknown {
   return isObject(body) ? body[key] : undefined;
 }
 
-function nextCursor(cursor: unknown): string | null {
+/**
+ * `cursor.next`: null (or absent, or empty) ends the list. A gateway that turns the string into a number
+ * still names the next page, and a cursor of any other kind is no place to go on from: taking either as
+ * the end would store part of the list as the whole and move past the rest for good.
+ */
+function nextCursor(cursor: unknown, path: string): string | null {
   const next = field(cursor, 'next');
-  return typeof next === 'string' && next !== '' ? next : null;
+  if (next === undefined || next === null || next === '') return null;
+  if (typeof next === 'string') return next;
+  if (typeof next === 'number' && Number.isFinite(next)) return String(next);
+  throw contractError('GET', path, `cursor.next is ${describeValue(next)}; expected a string or null`);
+}
+
+/** A value as an error sentence shows it: short, and never a whole body. */
+function describeValue(value: unknown): string {
+  const text = JSON.stringify(value) ?? String(value);
+  return text.length > 40 ? `${text.slice(0, 40)}…` : text;
+}
+
+/**
+ * When the API wrote its answer, by its own clock (the `Date` header), else by ours: a Retry-After date is
+ * measured against the clock that wrote it, so a server running an hour off still asks for its seconds.
+ */
+function answeredAt(response: HttpResponse): number {
+  const header = response.headers.date;
+  const text = Array.isArray(header) ? header[0] : header;
+  return (text === undefined ? undefined : parseHttpDate(text.trim())) ?? Date.now();
+}
+
+function textId(entry: unknown): string | undefined {
+  const id = field(entry, 'id');
+  return typeof id === 'string' ? id : undefined;
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {

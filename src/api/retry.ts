@@ -127,8 +127,8 @@ export function limiterPauseMs(retryAfterMs: number | undefined, policy: Pick<Re
 const DELAY_SECONDS = /^\s*\d+(\.\d+)?\s*$/;
 
 /**
- * Retry-After is either delay-seconds or an HTTP date (RFC 9110, 10.2.3), as milliseconds from now.
- * Anything else (a negative number, garbage) is no Retry-After at all. A number too large to mean
+ * Retry-After is either delay-seconds or an HTTP date (RFC 9110, 10.2.3), as milliseconds from `now`
+ * (the answer's own Date, by the caller). Anything else (a negative number, garbage) is no Retry-After at all. A number too large to mean
  * anything still comes back finite, so that the waits derived from it stay numbers.
  */
 export function parseRetryAfter(value: string | string[] | undefined, now = Date.now()): number | undefined {
@@ -136,5 +136,6 @@ export function parseRetryAfter(value: string | string[] | undefined, now = Date
   if (text === undefined || text === '') return undefined;
   if (DELAY_SECONDS.test(text)) return Math.min(Math.round(Number(text) * 1000), Number.MAX_SAFE_INTEGER);
   const date = parseHttpDate(text);
-  return date === undefined ? undefined : Math.min(Math.max(0, date - now), Number.MAX_SAFE_INTEGER);
+  // A date already past says nothing of how long to wait (clocks disagree): the usual backoff does.
+  return date === undefined || date <= now ? undefined : Math.min(date - now, Number.MAX_SAFE_INTEGER);
 }

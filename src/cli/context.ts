@@ -45,7 +45,16 @@ export function readMirror(ctx: CommandContext): Db {
 
 /** A command that calls the API stops before sending anything without a key: every request would only get a 401. */
 export function requireApiKey(ctx: CommandContext, command: string): void {
-  if (ctx.config.api.apiKey === '') throw new UsageError(`LOYALTY_API_KEY is not set; export the program API key in that variable and run ${command} again.`);
+  const key = ctx.config.api.apiKey;
+  if (key === '') throw new UsageError(`LOYALTY_API_KEY is not set; export the program API key in that variable and run ${command} again.`);
+  // An HTTP header carries no control character (and a key nothing beyond ASCII): every request would fail before it
+  // is sent, each reported as a broken connection. The key itself is never shown.
+  const unprintable = key.search(/[^\x20-\x7e]/u);
+  if (unprintable !== -1) {
+    throw new UsageError(
+      `LOYALTY_API_KEY holds a character that is not printable ASCII at position ${unprintable + 1} of ${key.length}; expected the API key alone, on one line.`,
+    );
+  }
 }
 
 export function createClient(ctx: CommandContext): ApiClient {

@@ -1,8 +1,8 @@
 import { ApiError, describeError } from '../api/errors.js';
 import type { ApiClient, ListName } from '../api/client.js';
+import { ListEnd } from '../api/listEnd.js';
 import type { ApiRecord } from '../db/upsertRecords.js';
 import type { Logger } from '../log.js';
-import { RowsSeen } from './rowsSeen.js';
 import type { Pass } from './types.js';
 
 /** One page of a pass, with the token to checkpoint beside it: where the pass continues, or null when it is over. */
@@ -28,22 +28,6 @@ export function passPages(pass: Pass, cursor: string | null, options: SourceOpti
 }
 
 /**
- * Empty pages in a row after which a pass ends even though the API still hands out a next cursor. The
- * spec promises only that a null cursor ends a list; a server whose tail cursor changes on every call
- * (one that carries a time, say) would otherwise keep a sync running for ever. One empty page in the
- * middle of a list is followed; three in a row are taken as its end.
- */
-const EMPTY_PAGES_THAT_END_A_PASS = 3;
-
-/**
- * Pages in a row, each with a new cursor, holding only rows this pass has already read, after which the
- * pass fails: a server that hands out fresh cursors over the same rows would otherwise never let it end.
- * A record updated while the pass runs may legitimately come again, but then with a new `updated_at`,
- * which makes it a new row here.
- */
-const REPEATED_PAGES_THAT_FAIL_A_PASS = 5;
-
-/**
  * Follows cursors from `cursor`. A cursor the API refuses (a 4xx: expired, or issued by an older
  * deployment) restarts the pass from its stored filters: rows re-read are upserted as unchanged.
  */
@@ -51,10 +35,7 @@ async function* listPages(list: ListName, pass: Extract<Pass, { kind: 'list' }>,
   const { client, signal, logger } = options;
   let current = cursor;
   let restarted = false;
-  const seen = new Set<string>();
-  let rows = new RowsSeen();
-  let emptyInARow = 0;
-  let repeatedInARow = 0;
+  const end = new ListEnd((reason) => new Error(`GET ${list}: ${reason}`));
   for (;;) {
     let page;
     try {
@@ -64,32 +45,19 @@ async function* listPages(list: ListName, pass: Extract<Pass, { kind: 'list' }>,
       logger.warn({ error: describeError(error), params: pass.params }, 'the API refused the stored cursor; restarting the pass from its filters');
       restarted = true;
       current = null;
-      // The restarted pass reads its rows again, rightly.
-      rows = new RowsSeen();
+      end.restart();
       continue;
     }
-    let next = page.nextCursor;
-    repeatedInARow = rows.addPage(page.items) && next !== null ? repeatedInARow + 1 : 0;
-    if (repeatedInARow >= REPEATED_PAGES_THAT_FAIL_A_PASS) {
-      throw new Error(`GET ${list}: ${repeatedInARow} pages in a row came with new cursors but held only rows this pass had already read, so the list would never end`);
+    const { next, endedOnEmptyPages } = end.after(page.items, page.nextCursor);
+    if (endedOnEmptyPages !== undefined) {
+      logger.warn({ params: pass.params, emptyPages: endedOnEmptyPages }, `GET ${list}: ${endedOnEmptyPages} empty pages in a row, each with a new cursor; taking the list as ended`);
     }
-    if (next !== null && seen.has(next)) {
-      // An empty last page that hands back a cursor already followed is an end, however odd;
-      // rows with a repeated cursor would loop forever.
-      if (page.items.length > 0) throw new Error(`GET ${list}: the API returned a cursor it had returned before, so the list would never end`);
-      next = null;
-    }
-    emptyInARow = page.items.length === 0 ? emptyInARow + 1 : 0;
-    if (next !== null && emptyInARow >= EMPTY_PAGES_THAT_END_A_PASS) {
-      logger.warn({ params: pass.params, emptyPages: emptyInARow }, `GET ${list}: ${emptyInARow} empty pages in a row, each with a new cursor; taking the list as ended`);
-      next = null;
-    }
-    if (next !== null) seen.add(next);
     yield { items: page.items, body: page.body, next };
     if (next === null) return;
     current = next;
   }
 }
+
 /** The spec does not say how a stale cursor is refused: any 4xx but the credential's own (401, 403) and 429. */
 function isCursorRejected(error: unknown): boolean {
   if (!(error instanceof ApiError) || error.status === undefined) return false;

@@ -27,7 +27,7 @@ it('a list that hands out a new cursor on every page over the same rows fails it
   expect(report.streams[0]).toMatchObject({
     stream: 'transactions',
     status: 'failed',
-    error: 'GET transactions: 5 pages in a row came with new cursors but held only rows this pass had already read, so the list would never end',
+    error: 'GET transactions: 5 pages in a row came with new cursors but held only rows already read, so the list would never end',
   });
   // The first page, then five that repeat it.
   expect(hostile.hostileAnswers).toBe(6);
