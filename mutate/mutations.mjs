@@ -1390,4 +1390,20 @@ export default [
     replace: 'return date === undefined ? undefined : Math.min(Math.max(0, date - now), Number.MAX_SAFE_INTEGER);',
     tests: ['test/api/client.gateway-liberties.test.ts'],
   },
+  {
+    id: 'api-key-newline-kept',
+    promise: 'A key ending with the newline of the secret file it came from still works.',
+    file: 'src/config.ts',
+    find: "config.api.apiKey = (env.LOYALTY_API_KEY ?? config.api.apiKey ?? '').trim();",
+    replace: "config.api.apiKey = env.LOYALTY_API_KEY ?? config.api.apiKey ?? '';",
+    tests: ['test/cli/credential.missing-or-refused-is-fatal.test.ts'],
+  },
+  {
+    id: 'api-key-unprintable-accepted',
+    promise: 'A key no HTTP header can carry stops the command with a sentence before any request.',
+    file: 'src/cli/context.ts',
+    find: 'if (unprintable !== -1) {',
+    replace: 'if (unprintable === -2) {',
+    tests: ['test/cli/credential.missing-or-refused-is-fatal.test.ts'],
+  },
 ];

@@ -32,6 +32,26 @@ describe('without LOYALTY_API_KEY', () => {
   });
 });
 
+describe('a key as a secret file holds it', () => {
+  it('a key ending with the newline of its file is the key: whoami answers', async () => {
+    const result = await runCli(['whoami'], { env: env('newline-key', `${sim.keys.full}\n`) });
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/^Identity: api_key$/m);
+  });
+
+  it('a key with a character no HTTP header carries exits 2 before sending anything, naming where, not the key', async () => {
+    const before = sim.stats().requests;
+    const key = `${sim.keys.full.slice(0, 6)}\u0001${sim.keys.full.slice(6)}`;
+    const result = await runCli(['sync'], { env: env('control-key', key) });
+    expect(result.code).toBe(2);
+    expect(sentences(result.stderr)).toBe(
+      `loyalty-sync: LOYALTY_API_KEY holds a character that is not printable ASCII at position 7 of ${key.length}; expected the API key alone, on one line.\n`,
+    );
+    expect(result.stderr).not.toContain(sim.keys.full.slice(6));
+    expect(sim.stats().requests).toBe(before);
+  });
+});
+
 describe('a key the API refuses', () => {
   it('once stops after the first request (401): the other streams, the verify and the push are skipped, the export still runs', async () => {
     const before = sim.stats().requests;
