@@ -1,3 +1,5 @@
+import { isoToMicros } from '../isoTimestamp.js';
+
 /**
  * Parsers for one field of a write, shared by flags, CSV cells and JSON files. Flags and CSV
  * give strings; a JSON file gives typed values, so each parser takes either.
@@ -16,13 +18,26 @@ const MONEY = /^-?\d+(\.\d+)?$/;
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 const ISO_8601 = /^\d{4}-\d{2}-\d{2}(?:T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:?\d{2}))?$/;
 
+/** Free text (a reason, a review's words): kept as written, spaces and all. */
 export function text(): FieldParser {
   return { expected: 'non-empty text', parse: (raw) => (typeof raw === 'string' && raw.trim() !== '' ? raw : undefined) };
 }
 
-/** Text that becomes one segment of a URL path, where `.` and `..` would mean "here" and "the level above". */
+/**
+ * An id the API matches exactly (an order number, a referral id). A space at either end, as a spreadsheet's
+ * padded cell brings, would make it another id, so the value is refused rather than sent: trimming it here
+ * would also change the key derived from a row already queued, and send that row again on a second import.
+ */
+export function identifier(): FieldParser {
+  return { expected: 'non-empty text without spaces at either end', parse: (raw) => (typeof raw === 'string' && raw !== '' && raw.trim() === raw ? raw : undefined) };
+}
+
+/** An identifier that becomes one segment of a URL path, where `.` and `..` would mean "here" and "the level above". */
 export function pathSegment(): FieldParser {
-  return { expected: 'non-empty text other than . or ..', parse: (raw) => (typeof raw === 'string' && raw.trim() !== '' && raw !== '.' && raw !== '..' ? raw : undefined) };
+  return {
+    expected: 'non-empty text without spaces at either end, other than . or ..',
+    parse: (raw) => (typeof raw === 'string' && raw !== '' && raw.trim() === raw && raw !== '.' && raw !== '..' ? raw : undefined),
+  };
 }
 
 export function integer(options: { min?: number; max?: number; nonZero?: boolean } = {}): FieldParser {
@@ -48,7 +63,8 @@ export function email(): FieldParser {
 export function isoTimestamp(): FieldParser {
   return {
     expected: 'an ISO 8601 date or timestamp such as 2026-03-01T12:00:00Z',
-    parse: (raw) => (typeof raw === 'string' && ISO_8601.test(raw) && !Number.isNaN(Date.parse(raw)) ? raw : undefined),
+    // Date.parse rolls an impossible date over (31 February is 3 March): the calendar check is the mirror's own.
+    parse: (raw) => (typeof raw === 'string' && ISO_8601.test(raw) && isoToMicros(raw) !== null ? raw : undefined),
   };
 }
 

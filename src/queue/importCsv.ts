@@ -142,12 +142,50 @@ function parseRows(text: string): ParsedRow[] {
     raw: string;
     info: { lines: number };
   }>;
+  const starts = recordStartLines(text);
+  // The two readings agree on the records whenever csv-parse read the file: a quote it would refuse throws first.
+  if (starts.length === records.length) return records.map(({ record }, i) => ({ line: starts[i], cells: record }));
   return records.map(({ record, raw, info }) => {
     const body = raw.replace(/^(?:\r?\n)+/, '');
     const breaks = (body.match(/\n/g) ?? []).length - (body.endsWith('\n') ? 1 : 0);
     return { line: info.lines - breaks, cells: record };
   });
 }
+
+/**
+ * The line each record starts on, read by its quotes alone: csv-parse counts a CRLF inside a quoted cell as two
+ * lines, which put every later row's problems, and its jobs' `source`, a line further off. A line break is CRLF,
+ * LF or CR; an empty line starts no record.
+ */
+function recordStartLines(text: string): number[] {
+  const starts: number[] = [];
+  let line = 1;
+  let quoted = false;
+  let atLineStart = true;
+  for (let i = 0; i < text.length; i++) {
+    const char = text.charCodeAt(i);
+    if (char === CR || char === LF) {
+      if (char === CR && text.charCodeAt(i + 1) === LF) i++;
+      line++;
+      if (!quoted) atLineStart = true;
+      continue;
+    }
+    if (atLineStart) {
+      starts.push(line);
+      atLineStart = false;
+    }
+    if (char === QUOTE) {
+      // Inside quotes, "" is one quote; the other closes them.
+      if (quoted && text.charCodeAt(i + 1) === QUOTE) i++;
+      else quoted = !quoted;
+    }
+  }
+  return starts;
+}
+
+const CR = 13;
+const LF = 10;
+const QUOTE = 34;
 
 function checkHeader(kind: JobKind, header: string[]): string | undefined {
   const { required, optional } = csvColumns(kind);

@@ -1,4 +1,4 @@
-import { boolean, email, integer, integerList, isoTimestamp, money, oneOf, pathSegment, text, textList, type FieldParser } from './fields.js';
+import { boolean, email, identifier, integer, integerList, isoTimestamp, money, oneOf, pathSegment, text, textList, type FieldParser } from './fields.js';
 import type { JobKind, JobPayload } from './types.js';
 
 export interface FieldSpec {
@@ -39,8 +39,8 @@ export const KINDS: Readonly<Record<JobKind, KindSpec>> = {
       required('customer_merchant_id', pathSegment()),
       required('reward_id', integer({ min: 1 })),
       optional('multiplier', integer({ min: 1 })),
-      optional('variant_id', text()),
-      optional('ecom_action_id', text()),
+      optional('variant_id', identifier()),
+      optional('ecom_action_id', identifier()),
     ],
     orderingKey: customerKey,
     target: (p) => `customer ${String(p.customer_merchant_id)}`,
@@ -67,21 +67,21 @@ export const KINDS: Readonly<Record<JobKind, KindSpec>> = {
   create_order: {
     fields: [
       required('merchant_id', pathSegment()),
-      required('customer_id', text()),
+      required('customer_id', identifier()),
       required('customer_email', email()),
       required('total', money()),
       required('total_shipping', money()),
       required('total_paid', money()),
       required('payment_status', oneOf(PAYMENT_STATUSES)),
-      optional('merchant_number', text()),
-      optional('number', text()),
+      optional('merchant_number', identifier()),
+      optional('number', identifier()),
       optional('discount_codes', textList()),
       optional('claimed_reward_ids', integerList()),
       optional('date', isoTimestamp()),
-      optional('ip_address', text()),
+      optional('ip_address', identifier()),
       optional('user_agent', text()),
-      optional('referral_id', text()),
-      optional('tracking_id', text()),
+      optional('referral_id', identifier()),
+      optional('tracking_id', identifier()),
       optional('guest', boolean()),
     ],
     // An order belongs to a customer: it runs in order with that customer's points and claims.

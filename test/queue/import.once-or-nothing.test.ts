@@ -91,9 +91,75 @@ test('an id that would change the URL path (. or ..) is refused with the row nam
   expect(result).toEqual({
     ok: false,
     problems: [
-      { line: 3, field: 'merchant_id', message: '".." is not valid; expected non-empty text other than . or ..' },
-      { line: 4, field: 'platform', message: '"." is not valid; expected non-empty text other than . or ..' },
+      { line: 3, field: 'merchant_id', message: '".." is not valid; expected non-empty text without spaces at either end, other than . or ..' },
+      { line: 4, field: 'platform', message: '"." is not valid; expected non-empty text without spaces at either end, other than . or ..' },
     ],
   });
   expect(listJobs(db)).toHaveLength(0);
+});
+
+test('a CRLF file whose quoted cell holds a CRLF names each later row by the line it starts on', () => {
+  const text = 'customer_merchant_id,points,reason\r\nC1,5,"two\r\nlines"\r\n\r\nC2,abc,x\r\nC3,3,"a\r\nb"\r\nC4,four,y\r\n';
+  const result = importCsv(db, { kind: 'add_points', file: 'points.csv', text, now: new Date() });
+  expect(result).toEqual({
+    ok: false,
+    problems: [
+      { line: 5, field: 'points', message: '"abc" is not valid; expected a non-zero whole number' },
+      { line: 8, field: 'points', message: '"four" is not valid; expected a non-zero whole number' },
+    ],
+  });
+  const good = importCsv(db, { kind: 'add_points', file: 'points.csv', text: text.replace('abc', '2').replace('four', '4'), now: new Date() });
+  expect(good).toMatchObject({ ok: true, created: 4 });
+  expect(listJobs(db).map((j) => j.source)).toEqual(['points.csv:2', 'points.csv:5', 'points.csv:6', 'points.csv:8']);
+  // The cells keep their own line breaks.
+  expect(listJobs(db).map((j) => j.payload.reason)).toEqual(['two\r\nlines', 'x', 'a\r\nb', 'y']);
+});
+
+test('an id padded with a space, as a spreadsheet cell brings it, is refused by name; free text keeps its spaces', () => {
+  const text = ['customer_merchant_id,points,reason', 'C1 ,7, spaced reason', ' C2,8,x', 'C3,9, spaced reason'].join('\n');
+  const result = importCsv(db, { kind: 'add_points', file: 'points.csv', text, now: new Date() });
+  expect(result).toEqual({
+    ok: false,
+    problems: [
+      { line: 2, field: 'customer_merchant_id', message: '"C1 " is not valid; expected non-empty text without spaces at either end, other than . or ..' },
+      { line: 3, field: 'customer_merchant_id', message: '" C2" is not valid; expected non-empty text without spaces at either end, other than . or ..' },
+    ],
+  });
+  expect(listJobs(db)).toHaveLength(0);
+  const order = ['merchant_id,customer_id,customer_email,total,total_shipping,total_paid,payment_status,number', 'o-1,c-1,a@example.com,10.00,0,10.00,paid,1001 '].join('\n');
+  expect(importCsv(db, { kind: 'create_order', file: 'orders.csv', text: order, now: new Date() })).toEqual({
+    ok: false,
+    problems: [{ line: 2, field: 'number', message: '"1001 " is not valid; expected non-empty text without spaces at either end' }],
+  });
+  expect(importCsv(db, { kind: 'add_points', file: 'points.csv', text: 'customer_merchant_id,points,reason\nC3,9, spaced reason\n', now: new Date() })).toMatchObject({ ok: true, created: 1 });
+  expect(listJobs(db).map((j) => j.payload)).toEqual([{ customer_merchant_id: 'C3', points: 9, reason: ' spaced reason' }]);
+});
+
+test('an impossible date (31 February) is refused, not rolled over to March and sent', () => {
+  const text = ['platform,merchant_id,status,date', 'custom,rev-1,approved,2026-02-31T10:00:00Z', 'custom,rev-2,approved,2026-02-28T24:00:00Z', 'custom,rev-3,approved,2024-02-29T10:00:00Z'].join('\n');
+  const result = importCsv(db, { kind: 'update_review', file: 'reviews.csv', text, now: new Date() });
+  expect(result).toEqual({
+    ok: false,
+    problems: [
+      { line: 2, field: 'date', message: '"2026-02-31T10:00:00Z" is not valid; expected an ISO 8601 date or timestamp such as 2026-03-01T12:00:00Z' },
+      { line: 3, field: 'date', message: '"2026-02-28T24:00:00Z" is not valid; expected an ISO 8601 date or timestamp such as 2026-03-01T12:00:00Z' },
+    ],
+  });
+  expect(listJobs(db)).toHaveLength(0);
+});
+
+test('a CSV saved as Windows-1252 is refused whole, naming its line, with nothing queued (CLI, exit 2); as UTF-8 it imports', async () => {
+  const file = join(dir, 'points.csv');
+  const latin1 = Buffer.concat([Buffer.from('customer_merchant_id,points,reason\nC1,15,ok\nC2,15,Caf'), Buffer.from([0xe9]), Buffer.from(' cr'), Buffer.from([0xe9]), Buffer.from('dit\n')]);
+  writeFileSync(file, latin1);
+  const env = cliEnv({ baseUrl: 'http://127.0.0.1:9', apiKey: 'unused', dbPath });
+  const bad = await runCli(['queue', 'import', file, '--kind', 'add_points'], env);
+  expect(bad.code).toBe(2);
+  expect(bad.stderr).toContain('line 3: file: the file is not UTF-8 text (it was saved in another encoding, such as Windows-1252); expected it saved as UTF-8 (in Excel: "CSV UTF-8")\n');
+  expect(listJobs(db)).toHaveLength(0);
+
+  writeFileSync(file, 'customer_merchant_id,points,reason\nC1,15,ok\nC2,15,Café crédit\n');
+  const good = await runCli(['queue', 'import', file, '--kind', 'add_points'], env);
+  expect(good.code).toBe(0);
+  expect(listJobs(db).map((j) => j.payload.reason)).toEqual(['ok', 'Café crédit']);
 });

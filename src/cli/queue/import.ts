@@ -3,6 +3,7 @@ import { createMirror, type CommandContext } from '../context.js';
 import { parseCommandArgs } from '../args.js';
 import { EXIT_USAGE, UsageError } from '../errors.js';
 import { csvColumns, importCsv } from '../../queue/importCsv.js';
+import { csvText } from '../../queue/csvText.js';
 import { JOB_KINDS, isJobKind, type JobKind } from '../../queue/types.js';
 
 function importUsage(): string {
@@ -50,16 +51,22 @@ export async function importCommand(argv: string[], ctx: CommandContext): Promis
     return 0;
   }
   const { kind, file } = args;
-  let text: string;
+  let bytes: Buffer;
   try {
-    text = readFileSync(file, 'utf8');
+    bytes = readFileSync(file);
   } catch (error) {
     throw new UsageError(`${file} cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'}); expected a readable CSV file.`);
   }
 
+  const decoded = csvText(bytes);
+  if (!decoded.ok) {
+    const { line, field, message } = decoded.problem;
+    ctx.stderr.write(`line ${line}: ${field}: ${message}\n${file}: nothing queued; 1 problem to fix first.\n`);
+    return EXIT_USAGE;
+  }
   const db = createMirror(ctx);
   try {
-    const result = importCsv(db, { kind, file, text, now: new Date() });
+    const result = importCsv(db, { kind, file, text: decoded.text, now: new Date() });
     if (!result.ok) {
       for (const problem of result.problems) ctx.stderr.write(`line ${problem.line}: ${problem.field}: ${problem.message}\n`);
       ctx.stderr.write(`${file}: nothing queued; ${result.problems.length} problem${result.problems.length === 1 ? '' : 's'} to fix first.\n`);

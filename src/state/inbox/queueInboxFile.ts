@@ -1,5 +1,6 @@
 import type { StoredObject } from '../../bucket/objects.js';
 import type { Db } from '../../db/open.js';
+import { csvText } from '../../queue/csvText.js';
 import { importCsvRows, type RowProblem } from '../../queue/importCsv.js';
 import { isJobKind, JOB_KINDS } from '../../queue/types.js';
 import { findInboxFile, recordImportedFile, recordRefusedFile } from './inboxFiles.js';
@@ -32,7 +33,12 @@ export function queueInboxFile(db: Db, place: InboxName, bytes: Buffer, sha256: 
         pointInboxName(db, place, recordRefusedFile(db, { ...file, errors: `${problem}\n` }), listed, now);
         return { outcome: 'refused' };
       }
-      const result = importCsvRows(db, { kind: place.kind, file: `${place.name}.csv`, text: bytes.toString('utf8'), now });
+      const decoded = csvText(bytes);
+      if (!decoded.ok) {
+        pointInboxName(db, place, recordRefusedFile(db, { ...file, errors: errorsText([decoded.problem]) }), listed, now);
+        return { outcome: 'refused' };
+      }
+      const result = importCsvRows(db, { kind: place.kind, file: `${place.name}.csv`, text: decoded.text, now });
       if (!result.ok) {
         pointInboxName(db, place, recordRefusedFile(db, { ...file, errors: errorsText(result.problems) }), listed, now);
         return { outcome: 'refused' };
