@@ -1446,4 +1446,28 @@ export default [
     replace: "return { ok: true, text: bytes.toString('utf8') };",
     tests: ['test/queue/import.once-or-nothing.test.ts'],
   },
+  {
+    id: 'inbox-listing-recorded-against-other-bytes',
+    promise: 'An inbox file replaced and listed before the store serves it is queued once served, not passed over for good.',
+    file: 'src/state/inbox/importInbox.ts',
+    find: 'describes(object, read) ? object : undescribed(object)',
+    replace: 'object',
+    tests: ['test/s3/inbox.replaced-file-served-late.test.ts'],
+  },
+  {
+    id: 'inbox-read-tag-ignored',
+    promise: 'A replacement of the same size is told from the bytes read by the store tag of the read.',
+    file: 'src/state/inbox/importInbox.ts',
+    find: '(listed.etag === undefined || read.etag === undefined || listed.etag === read.etag)',
+    replace: 'true',
+    tests: ['test/s3/inbox.replaced-file-served-late.test.ts'],
+  },
+  {
+    id: 'inbox-listing-tag-ignored',
+    promise: 'An inbox file replaced by bytes of the same size within the listed second is told apart by its tag, and queued.',
+    file: 'src/state/inbox/inboxNames.ts',
+    find: "const sameTag = record.listedEtag === '' || listed.etag === undefined || record.listedEtag === listed.etag;",
+    replace: 'const sameTag = true;',
+    tests: ['test/s3/inbox.replaced-file-served-late.test.ts'],
+  },
 ];

@@ -34,6 +34,8 @@ export interface StoredObject {
   size: number;
   /** When the store last wrote the object, in milliseconds since the epoch; 0 when the listing does not say. */
   modifiedMs: number;
+  /** The store's tag of the object's bytes (its ETag, without quotes); absent when the store gives none. */
+  etag?: string;
 }
 
 export interface OpenUpload {
@@ -93,7 +95,7 @@ export class BucketObjects {
       const contents = page.Contents ?? [];
       const before = found.size;
       for (const object of contents) {
-        if (object.Key?.startsWith(listed)) found.set(object.Key, { path: object.Key.slice(base.length), size: object.Size ?? 0, modifiedMs: object.LastModified?.getTime() ?? 0 });
+        if (object.Key?.startsWith(listed)) found.set(object.Key, { path: object.Key.slice(base.length), size: object.Size ?? 0, modifiedMs: object.LastModified?.getTime() ?? 0, ...entityTag(object.ETag) });
       }
       if (!page.IsTruncated) return [...found.values()];
       // A store that goes on handing out new tokens for pages with nothing new would page for ever.
@@ -130,7 +132,12 @@ export class BucketObjects {
    * off after them is read again here.
    */
   readBytes(path: string): Promise<Buffer | null> {
-    return this.get(path, async (body) => Buffer.from((await body?.transformToByteArray()) ?? new Uint8Array(0)));
+    return this.get(path, async ({ Body }) => Buffer.from((await Body?.transformToByteArray()) ?? new Uint8Array(0)));
+  }
+
+  /** The object's bytes with the tag the store gave them (see StoredObject.etag), or null when there is none. */
+  readVersion(path: string): Promise<{ bytes: Buffer; etag?: string } | null> {
+    return this.get(path, async ({ Body, ETag }) => ({ bytes: Buffer.from((await Body?.transformToByteArray()) ?? new Uint8Array(0)), ...entityTag(ETag) }));
   }
 
   /**
@@ -138,16 +145,16 @@ export class BucketObjects {
    * cut off midway is fetched again from the start.
    */
   download(path: string, file: string): Promise<HashedFile | null> {
-    return this.get(path, (body) => writeHashedFile((body as Readable | undefined) ?? Readable.from([]), file));
+    return this.get(path, ({ Body }) => writeHashedFile((Body as Readable | undefined) ?? Readable.from([]), file));
   }
 
   /** GetObject with its body handed to `consume`, tried again when the body fails midway; null when there is no object. */
-  private async get<T>(path: string, consume: (body: GetObjectCommandOutput['Body']) => Promise<T>): Promise<T | null> {
+  private async get<T>(path: string, consume: (answer: GetObjectCommandOutput) => Promise<T>): Promise<T | null> {
     try {
       return await withTries(
         TRIES,
         (error) => !isNotFound(error),
-        async () => consume((await this.client.s3.send(new GetObjectCommand({ Bucket: this.target.bucket, Key: this.key(path) }))).Body),
+        async () => consume(await this.client.s3.send(new GetObjectCommand({ Bucket: this.target.bucket, Key: this.key(path) }))),
       );
     } catch (error) {
       if (isNotFound(error)) return null;
@@ -275,4 +282,13 @@ class LeftKeys extends BucketError {
   ) {
     super(message);
   }
+}
+
+/**
+ * An ETag as a comparable value: stores quote it or not, and may mark it weak (W/), for the same bytes. Empty is
+ * no tag.
+ */
+function entityTag(header: string | undefined): { etag?: string } {
+  const tag = header?.trim().replace(/^W\//, '').replace(/^"(.*)"$/, '$1');
+  return tag === undefined || tag === '' ? {} : { etag: tag };
 }

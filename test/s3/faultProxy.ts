@@ -49,6 +49,16 @@ export interface FaultProxyOptions {
   headWithoutLength?: () => boolean;
   /** Whether a GET of this key (after /BUCKET/) is cut off halfway through its body. */
   cutRead?: (path: string) => boolean;
+  /**
+   * An older version of this key (after /BUCKET/) for a GET to be answered with, as by a replica that has not seen
+   * the object replaced yet while the listing already shows the new one; undefined: the store answers.
+   */
+  staleRead?: (key: string) => { body: Buffer; etag: string } | undefined;
+  /**
+   * Whether every ListObjectsV2 answer gives each object this modification time (an ISO timestamp), as when two
+   * writes fall within the one second a listing's time shows.
+   */
+  listedModified?: () => string | undefined;
   /** Whether this request (method, and path after /BUCKET/ with its query) is answered 501 NotImplemented, as stores do for optional operations. */
   notImplemented?: (method: string, path: string) => boolean;
 }
@@ -109,6 +119,15 @@ export async function startFaultProxy(upstream: string, options: FaultProxyOptio
     const isWrite = req.method !== 'GET' && req.method !== 'HEAD';
     const readKey = decodeURIComponent((req.url ?? '').replace(/^\/[^/?]+\/?/, '').split('?')[0]);
     if (req.method === 'GET' && readKey !== '') proxy.reads.push(readKey);
+    const stale = req.method === 'GET' && readKey !== '' ? options.staleRead?.(readKey) : undefined;
+    if (stale !== undefined) {
+      req.resume();
+      req.on('end', () => {
+        res.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': stale.body.byteLength, etag: `"${stale.etag}"` });
+        res.end(stale.body);
+      });
+      return;
+    }
     let fault: WriteFault = 'pass';
     if (isWrite) {
       const write: WriteSeen = { number: proxy.writes.length + 1, method: req.method ?? '', path: decodeURIComponent((req.url ?? '').replace(/^\/[^/?]+\/?/, '')), headers: req.headers, body: '' };
@@ -144,6 +163,17 @@ export async function startFaultProxy(upstream: string, options: FaultProxyOptio
           proxy.drops += 1;
           answer.resume();
           answer.on('end', () => req.socket.destroy());
+          return;
+        }
+        const listedModified = options.listedModified?.();
+        if (listedModified !== undefined && req.method === 'GET' && /[?&]list-type=2/.test(req.url ?? '') && answer.statusCode === 200) {
+          const chunks: Buffer[] = [];
+          answer.on('data', (chunk: Buffer) => chunks.push(chunk));
+          answer.on('end', () => {
+            const body = Buffer.from(Buffer.concat(chunks).toString('utf8').replace(/<LastModified>[^<]*<\/LastModified>/g, `<LastModified>${listedModified}</LastModified>`));
+            res.writeHead(200, { ...answer.headers, 'content-length': body.byteLength });
+            res.end(body);
+          });
           return;
         }
         if (options.listPageKeys !== undefined && req.method === 'GET' && /[?&]list-type=2/.test(req.url ?? '') && answer.statusCode === 200) {

@@ -112,6 +112,11 @@ class ModelRunStore implements StateStore {
     return text === null ? null : Buffer.from(text);
   }
 
+  async readVersion(path: string): Promise<{ bytes: Buffer } | null> {
+    const bytes = await this.readBytes(path);
+    return bytes === null ? null : { bytes };
+  }
+
   async putCreateOnly(path: string, body: Buffer): Promise<'created' | 'exists' | 'refused'> {
     await this.scheduler.gate(this.run);
     const outcome = this.store.createOnly(path, body.toString('utf8'));

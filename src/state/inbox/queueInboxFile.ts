@@ -1,10 +1,9 @@
-import type { StoredObject } from '../../bucket/objects.js';
 import type { Db } from '../../db/open.js';
 import { csvText } from '../../queue/csvText.js';
 import { importCsvRows, type RowProblem } from '../../queue/importCsv.js';
 import { isJobKind, JOB_KINDS } from '../../queue/types.js';
 import { findInboxFile, recordImportedFile, recordRefusedFile } from './inboxFiles.js';
-import { findInboxName, pointInboxName } from './inboxNames.js';
+import { findInboxName, pointInboxName, type ListedAs } from './inboxNames.js';
 import { inboxPath, type InboxName } from './layout.js';
 
 /**
@@ -18,7 +17,7 @@ export type QueueOutcome = { outcome: 'imported'; created: number } | { outcome:
  * one transaction: a crash before the commit leaves nothing queued and nothing recorded, so the next run
  * imports the file again from the start; after it, the file is known and never imported twice.
  */
-export function queueInboxFile(db: Db, place: InboxName, bytes: Buffer, sha256: string, listed: Pick<StoredObject, 'size' | 'modifiedMs'>, now: Date): QueueOutcome {
+export function queueInboxFile(db: Db, place: InboxName, bytes: Buffer, sha256: string, listed: ListedAs, now: Date): QueueOutcome {
   return db
     .transaction((): QueueOutcome => {
       const known = findInboxName(db, place);

@@ -40,6 +40,10 @@ export class BucketStateStore implements StateStore {
     return this.objects.readBytes(path);
   }
 
+  readVersion(path: string): Promise<{ bytes: Buffer; etag?: string } | null> {
+    return this.objects.readVersion(path);
+  }
+
   readText(path: string): Promise<string | null> {
     return this.objects.readText(path);
   }

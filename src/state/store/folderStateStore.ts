@@ -75,6 +75,12 @@ export class FolderStateStore implements StateStore {
     }
   }
 
+  /** A file has no tag: its listing's size and modification time describe it. */
+  async readVersion(path: string): Promise<{ bytes: Buffer } | null> {
+    const bytes = await this.readBytes(path);
+    return bytes === null ? null : { bytes };
+  }
+
   async readText(path: string): Promise<string | null> {
     return (await this.readBytes(path))?.toString('utf8') ?? null;
   }

@@ -34,6 +34,8 @@ export interface StateStore {
   list(under?: string): Promise<StoredObject[]>;
   /** The object's bytes, or null when there is none. */
   readBytes(path: string): Promise<Buffer | null>;
+  /** The object's bytes with the store's tag of them, when it gives one (see StoredObject.etag); null when there is none. */
+  readVersion(path: string): Promise<{ bytes: Buffer; etag?: string } | null>;
   readText(path: string): Promise<string | null>;
   /** Writes the object whole, replacing any: a reader sees the old bytes or the new, never a part. */
   putBytes(path: string, body: Buffer, sha256Hex: string, contentType?: string): Promise<void>;
