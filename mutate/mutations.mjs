@@ -1470,4 +1470,20 @@ export default [
     replace: 'const sameTag = true;',
     tests: ['test/s3/inbox.replaced-file-served-late.test.ts'],
   },
+  {
+    id: 'pointer-moved-back-by-an-older-run',
+    promise: 'A run that began before the run latest.json names, and finishes after it, leaves latest.json on the newer run.',
+    file: 'src/export/pointerOrder.ts',
+    find: 'return namedMs > ownMs && namedMs <= nowMs + BELIEVED_AHEAD_MS ? runId : null;',
+    replace: 'return null;',
+    tests: ['test/export/manifest.latest-is-complete.test.ts', 'test/s3/publish.latest-is-complete.test.ts'],
+  },
+  {
+    id: 'pointer-held-by-a-clock-ahead',
+    promise: 'A run stamped by a clock days ahead does not hold latest.json until that day.',
+    file: 'src/export/pointerOrder.ts',
+    find: 'return namedMs > ownMs && namedMs <= nowMs + BELIEVED_AHEAD_MS ? runId : null;',
+    replace: 'return namedMs > ownMs ? runId : null;',
+    tests: ['test/export/manifest.latest-is-complete.test.ts', 'test/s3/publish.latest-is-complete.test.ts'],
+  },
 ];

@@ -7,6 +7,7 @@ import { DIR_MODE, FILE_MODE } from './fileSink.js';
 import type { LedgerBuild } from '../ledger/balancesAsOf.js';
 import type { InvalidValue } from './invalidValues.js';
 import { MANIFEST_DIR, pointerOf, tmpPathFor } from './layout.js';
+import { newerPublishedRun } from './pointerOrder.js';
 import type { ExportColumnType, ExportTable, TableKind } from './schema.js';
 
 export const MANIFEST_VERSION = 1;
@@ -131,13 +132,24 @@ export async function writeManifest(root: string, manifest: Manifest): Promise<s
   await mkdir(join(root, MANIFEST_DIR), { recursive: true, mode: DIR_MODE });
   await writeAtomically(root, relative, text, manifest.runId);
   const pointer = pointerOf(manifest);
-  if (pointer !== null) await writeAtomically(root, `${MANIFEST_DIR}/${pointer}`, text, manifest.runId);
+  if (pointer !== null && newerPublishedRun(await readIfThere(join(root, MANIFEST_DIR, pointer)), manifest, Date.now()) === null) {
+    await writeAtomically(root, `${MANIFEST_DIR}/${pointer}`, text, manifest.runId);
+  }
   return relative;
 }
 
 /** The bytes of a manifest, the same on disk and in a bucket. */
 export function manifestText(manifest: Manifest): string {
   return `${JSON.stringify(manifest, null, 2)}\n`;
+}
+
+async function readIfThere(file: string): Promise<string | null> {
+  try {
+    return await readFile(file, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw error;
+  }
 }
 
 async function writeAtomically(root: string, relative: string, text: string, runId: string): Promise<void> {

@@ -60,3 +60,26 @@ describe('manifests/latest.json after partial runs and runs of changes', () => {
     for (const file of oneTable.files) expect(existsSync(join(root, file.path))).toBe(false);
   });
 });
+
+describe('a run that began before the run latest.json names, and finishes after it (paused, or slower)', () => {
+  const dir = tempDir();
+  const config = exportConfig(dir);
+  const root = config.export.dir;
+  const pointer = (): Manifest => JSON.parse(readFileSync(join(root, 'manifests', 'latest.json'), 'utf8')) as Manifest;
+
+  it('leaves latest.json naming the newer run; its own manifest is still written', async () => {
+    const db = await fillMirror(config.db.path, 14, 'tiny');
+    const now = Date.now();
+    const newer = await runExport({ db, config, logger: silentLogger, formats: ['csv'], now: new Date(now) });
+    const older = await runExport({ db, config, logger: silentLogger, formats: ['csv'], now: new Date(now - 3_600_000) });
+    expect(pointer().runId).toBe(newer.runId);
+    expect(JSON.parse(readFileSync(older.manifestPath, 'utf8'))).toMatchObject({ runId: older.runId, complete: true });
+
+    // A run stamped by a clock days ahead does not hold latest.json until that day: the next run takes it.
+    const ahead = await runExport({ db, config, logger: silentLogger, formats: ['csv'], now: new Date(now + 2 * 86_400_000) });
+    expect(pointer().runId).toBe(ahead.runId);
+    const next = await runExport({ db, config, logger: silentLogger, formats: ['csv'], now: new Date(now + 60_000) });
+    expect(pointer().runId).toBe(next.runId);
+    db.close();
+  });
+});

@@ -62,3 +62,29 @@ describe('the bucket\'s manifests/latest.json after partial runs and runs of cha
     for (const file of oneTable.files) expect(keys).not.toContain(`${PREFIX}/${file.path}`);
   });
 });
+
+describe("a run that began before the run the bucket's latest.json names, and finishes after it (paused past its lease, or slower)", () => {
+  const client = storeClient();
+  const dir = tempDir();
+
+  it('leaves latest.json naming the newer run; its own manifest is still published', async () => {
+    useAwsEnv();
+    const bucket = await newBucket(client);
+    const config = exportConfig(dir, { url: `s3://${bucket}/${PREFIX}`, s3: testS3Settings() }) as Config;
+    const db = await fillMirror(config.db.path, 15, 'tiny');
+    const latest = async (): Promise<string> => (await getJson<Manifest>(client, bucket, `${PREFIX}/manifests/latest.json`)).runId;
+    const now = Date.now();
+    const newer = await runExport({ db, config, logger: silentLogger, formats: ['csv'], now: new Date(now) });
+    const older = await runExport({ db, config, logger: silentLogger, formats: ['csv'], now: new Date(now - 3_600_000) });
+    expect(await latest()).toBe(newer.runId);
+    expect(await getJson<Manifest>(client, bucket, `${PREFIX}/manifests/${older.runId}.json`)).toMatchObject({ runId: older.runId, complete: true });
+
+    // A run stamped by a clock days ahead does not hold latest.json until that day: the next run takes it.
+    const ahead = await runExport({ db, config, logger: silentLogger, formats: ['csv'], now: new Date(now + 2 * 86_400_000) });
+    expect(await latest()).toBe(ahead.runId);
+    const next = await runExport({ db, config, logger: silentLogger, formats: ['csv'], now: new Date(now + 60_000) });
+    expect(await latest()).toBe(next.runId);
+    db.close();
+    client.destroy();
+  });
+});

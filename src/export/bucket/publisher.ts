@@ -4,6 +4,7 @@ import { BucketDeltaStore } from '../delta/bucketStore.js';
 import type { Logger } from '../../log.js';
 import { MANIFEST_DIR, parseDataFilePath, pointerOf, runIdTime } from '../layout.js';
 import { manifestText, type Manifest, type ManifestFile } from '../manifest.js';
+import { newerPublishedRun } from '../pointerOrder.js';
 import { newestRuns } from '../retention.js';
 import { EXPORT_TABLES } from '../schema.js';
 import type { FileCopy } from '../writeTableFile.js';
@@ -175,8 +176,18 @@ export class BucketPublisher {
     await this.objects.putBytes(runPath, body, sha256, { ContentType: 'application/json' });
     // Readers poll the pointers: no cache may serve them an older one.
     const pointer = pointerOf(manifest);
-    if (pointer !== null) await this.objects.putBytes(`${MANIFEST_DIR}/${pointer}`, body, sha256, { ContentType: 'application/json', CacheControl: 'no-cache' });
-    this.totals.bytes += body.byteLength * (pointer === null ? 1 : 2);
+    let pointed = false;
+    if (pointer !== null) {
+      const pointerPath = `${MANIFEST_DIR}/${pointer}`;
+      const newer = newerPublishedRun(await this.objects.readText(pointerPath), manifest, Date.now());
+      if (newer !== null) {
+        this.logger.warn({ runId: manifest.runId, newer }, `${pointer} already names run ${newer}, which began after this one: it stays; this run is at ${runPath}`);
+      } else {
+        await this.objects.putBytes(pointerPath, body, sha256, { ContentType: 'application/json', CacheControl: 'no-cache' });
+        pointed = true;
+      }
+    }
+    this.totals.bytes += body.byteLength * (pointed ? 2 : 1);
     return `${this.url}/${runPath}`;
   }
 
