@@ -1486,4 +1486,20 @@ export default [
     replace: 'return namedMs > ownMs ? runId : null;',
     tests: ['test/export/manifest.latest-is-complete.test.ts', 'test/s3/publish.latest-is-complete.test.ts'],
   },
+  {
+    id: 'repeated-flag-keeps-the-last',
+    promise: 'A flag of one value given twice is refused naming both values, not silently narrowed to the last.',
+    file: 'src/cli/args.ts',
+    find: '  refuseRepeatedValues(command, options, parsed.tokens);\n',
+    replace: '',
+    tests: ['test/export/cli.export.test.ts'],
+  },
+  {
+    id: 'export-folder-problem-as-a-code',
+    promise: 'An export folder that cannot be made is explained in words, not by an error code.',
+    file: 'src/export/runExport.ts',
+    find: 'const problem = folderProblem(error.code) ?? error.code ?? error.message;',
+    replace: 'const problem = error.code ?? error.message;',
+    tests: ['test/export/cli.export.test.ts'],
+  },
 ];

@@ -9,14 +9,37 @@ type Options = NonNullable<ParseArgsConfig['options']>;
  * that names the command. Every command parses its own flags through this.
  */
 export function parseCommandArgs<T extends Options>(command: string, argv: string[], options: T, allowPositionals = false) {
+  let parsed;
   try {
-    return parseArgs({ args: argv, options, strict: true, allowPositionals });
+    parsed = parseArgs({ args: argv, options, strict: true, allowPositionals, tokens: true });
   } catch (error) {
     const see = `see "loyalty-sync ${command} --help".`;
     const dashed = dashedValue((error as Error).message, argv);
     if (dashed !== undefined) throw new UsageError(`${command}: ${dashed}; ${see}`);
     const message = (error as Error).message.replace(/\. To specify a positional argument.*$/s, '');
     throw new UsageError(`${command}: ${message.replace(/\.$/, '')}; ${see}`);
+  }
+  refuseRepeatedValues(command, options, parsed.tokens);
+  const { tokens: _tokens, ...result } = parsed;
+  return result;
+}
+
+/**
+ * A flag that takes one value, given twice, would keep only the last one without a word (`--customer 1001
+ * --customer 1002` printing one customer): one sentence names both values instead. Repeatable flags are
+ * declared `multiple`.
+ */
+function refuseRepeatedValues(command: string, options: Options, tokens: ReturnType<typeof parseArgs>['tokens']): void {
+  const seen = new Map<string, string>();
+  for (const token of tokens ?? []) {
+    if (token.kind !== 'option' || token.value === undefined) continue;
+    const option = options[token.name];
+    if (option === undefined || option.type !== 'string' || option.multiple === true) continue;
+    const earlier = seen.get(token.name);
+    if (earlier !== undefined) {
+      throw new UsageError(`${command}: --${token.name} is given twice (${JSON.stringify(earlier)}, then ${JSON.stringify(token.value)}); expected it once.`);
+    }
+    seen.set(token.name, token.value);
   }
 }
 

@@ -31,7 +31,8 @@ hold changed rows written again. A path holding anything else is refused (exit 1
 Options:
   --format LIST   any of csv, parquet, delta, comma-separated (default: config export.formats)
   --table NAME    export only this table (repeatable): ${EXPORT_TABLES.join(', ')}
-                  (default: the five streams; write_jobs only when named)
+                  (default: the five streams and the three ledger tables;
+                  write_jobs only when named)
   --since-last    only rows inserted or changed since the previous successful export
                   (CSV and Parquet; a Delta table always takes only what changed)
   --to URL        publish to s3://BUCKET/PREFIX (default: config export.url; none keeps it local)

@@ -2,6 +2,7 @@ import { mkdir, rm } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { type Config, type ExportFormat, type SnapshotFormat } from '../config.js';
 import type { Db } from '../db/open.js';
+import { folderProblem } from '../folderProblem.js';
 import type { Logger } from '../log.js';
 import { toolVersion } from '../version.js';
 import { MONEY_RULE } from './decimal.js';
@@ -94,7 +95,8 @@ async function writeRun(options: ExportOptions & { now: Date }, runId: string): 
   if (db.memory || db.name === '') throw new Error('Export needs the mirror in a file, since the snapshot is read on a second connection.');
 
   await mkdir(root, { recursive: true, mode: DIR_MODE }).catch((error: NodeJS.ErrnoException) => {
-    throw new Error(`Cannot create the export folder ${root} (export.dir or LOYALTY_EXPORT_DIR): ${error.code ?? error.message}.`, { cause: error });
+    const problem = folderProblem(error.code) ?? error.code ?? error.message;
+    throw new Error(`Cannot create the export folder ${root} (export.dir or LOYALTY_EXPORT_DIR): ${problem}; expected a folder this user may create and write.`, { cause: error });
   });
   const folder = await ExportFolder.open(root, logger);
   // Before the run writes anything: its lock is what tells a later export that its files are not leftovers.

@@ -41,10 +41,33 @@ describe('loyalty-sync export', () => {
     expect(table.stderr).toContain('--table is "reviews"; expected one of customers, orders, activities, transactions, unsubscribes, customer_points_daily, points_ledger_daily, program_metrics_daily, write_jobs.');
   });
 
-  it('fails with exit 1 and one sentence when the export cannot run', async () => {
-    const result = await runCli(['export'], { env: { ...env, LOYALTY_EXPORT_DIR: join(dir, 'mirror.db', 'exports') } });
-    expect(result.code).toBe(1);
-    expect(sentences(result.stderr).trim().split('\n')).toHaveLength(1);
-    expect(sentences(result.stderr)).toMatch(/^loyalty-sync: /);
+  it('fails with exit 1 and one sentence, in words, when the export folder cannot be made', async () => {
+    const below = await runCli(['export'], { env: { ...env, LOYALTY_EXPORT_DIR: join(dir, 'mirror.db', 'exports') } });
+    expect(below.code).toBe(1);
+    expect(sentences(below.stderr)).toBe(
+      `loyalty-sync: Cannot create the export folder ${join(dir, 'mirror.db', 'exports')} (export.dir or LOYALTY_EXPORT_DIR): a part of that path is a file, not a folder; expected a folder this user may create and write.\n`,
+    );
+    const file = await runCli(['export'], { env: { ...env, LOYALTY_EXPORT_DIR: join(dir, 'mirror.db') } });
+    expect(file.code).toBe(1);
+    expect(sentences(file.stderr)).toBe(
+      `loyalty-sync: Cannot create the export folder ${join(dir, 'mirror.db')} (export.dir or LOYALTY_EXPORT_DIR): a file stands at that path, not a folder; expected a folder this user may create and write.\n`,
+    );
+  });
+
+  it('--help names every table a plain export writes', async () => {
+    const help = await runCli(['export', '--help'], { env });
+    expect(help.code).toBe(0);
+    expect(help.stdout).toContain('(default: the five streams and the three ledger tables;');
+    const result = await runCli(['export', '--format', 'csv'], { env });
+    expect(result.code).toBe(0);
+    expect(new Set(result.stdout.trim().split('\n').slice(1).map((line) => line.split(' ')[0]))).toEqual(
+      new Set(['customers', 'orders', 'activities', 'transactions', 'unsubscribes', 'customer_points_daily', 'points_ledger_daily', 'program_metrics_daily']),
+    );
+  });
+
+  it('refuses a flag of one value given twice, naming both, rather than keep the last', async () => {
+    const result = await runCli(['export', '--format', 'csv', '--format', 'parquet'], { env });
+    expect(result.code).toBe(2);
+    expect(sentences(result.stderr)).toBe('loyalty-sync: export: --format is given twice ("csv", then "parquet"); expected it once.\n');
   });
 });
