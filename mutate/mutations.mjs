@@ -1502,4 +1502,12 @@ export default [
     replace: 'const problem = error.code ?? error.message;',
     tests: ['test/export/cli.export.test.ts'],
   },
+  {
+    id: 'fraction-digits-capped-at-nine',
+    promise: 'A timestamp with more than nine fraction digits (ISO 8601 sets no limit) is read, not stored NULL.',
+    file: 'src/isoTimestamp.ts',
+    find: '        while (pos < length && isDigit(text.charCodeAt(pos))) pos += 1;',
+    replace: '        while (pos < length && pos - start < 9 && isDigit(text.charCodeAt(pos))) pos += 1;',
+    tests: ['test/unit/isoTimestamp.test.ts'],
+  },
 ];

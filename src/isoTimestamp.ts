@@ -33,7 +33,8 @@ export function isoToMicros(text: string): bigint | null {
       if (pos < length && (text.charCodeAt(pos) === DOT || text.charCodeAt(pos) === COMMA)) {
         const start = pos + 1;
         pos = start;
-        while (pos < length && pos - start < 9 && isDigit(text.charCodeAt(pos))) pos += 1;
+        // ISO 8601 sets no limit on a fraction's digits; past the sixth they are below a microsecond.
+        while (pos < length && isDigit(text.charCodeAt(pos))) pos += 1;
         const count = pos - start;
         if (count === 0) return null;
         micros = count >= 6 ? digits(text, start, 6) : digits(text, start, count) * 10 ** (6 - count);
@@ -137,7 +138,7 @@ export function daysFromCivil(year: number, month: number, day: number): number 
  * isIsoTimestamp checks the few days past the 28th.
  */
 const ISO_TIMESTAMP =
-  /^\d{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12]\d|3[01])(?:[Tt ](?:[01]\d|2[0-3]):[0-5]\d(?::[0-5]\d(?:[.,]\d{1,9})?)?(?:[Zz]|[+-](?:[01]\d|2[0-3])(?::?[0-5]\d)?)?)?$/;
+  /^\d{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12]\d|3[01])(?:[Tt ](?:[01]\d|2[0-3]):[0-5]\d(?::[0-5]\d(?:[.,]\d+)?)?(?:[Zz]|[+-](?:[01]\d|2[0-3])(?::?[0-5]\d)?)?)?$/;
 
 /**
  * Whether `text` is an ISO 8601 date or date-time in a form `isoToMicros` reads, on a day its month has: a

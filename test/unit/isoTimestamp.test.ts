@@ -31,6 +31,9 @@ describe('isoToMicros', () => {
     expect(isoToMicros('2026-03-01T07:00:00-05')).toBe(noon);
     expect(isoToMicros('2026-03-01t12:00:00z')).toBe(noon);
     expect(isoToMicros('2026-03-01 12:00:00,25Z')).toBe(noon + 250_000n);
+    // ISO 8601 sets no limit on a fraction's digits: past the sixth they are below a microsecond.
+    expect(isoToMicros('2026-03-01T12:00:00.1234567891Z')).toBe(noon + 123_456n);
+    expect(isoToMicros('2026-03-01T12:00:00.000000000000999+00:00')).toBe(noon);
   });
 
   it('refuses what is not a real instant', () => {
