@@ -1510,4 +1510,12 @@ export default [
     replace: '        while (pos < length && pos - start < 9 && isDigit(text.charCodeAt(pos))) pos += 1;',
     tests: ['test/unit/isoTimestamp.test.ts'],
   },
+  {
+    id: 'customers-read-by-updated-at',
+    promise: 'A customer updated while a read of offset-cursor pages runs costs the mirror no other customer.',
+    file: 'src/sync/plan.ts',
+    find: "const sorted = { sort_field: 'id' as const, sort_direction: 'asc' as const };",
+    replace: "const sorted = { sort_field: 'updated_at' as const, sort_direction: 'asc' as const };",
+    tests: ['test/sync/customers.updated-during-read.test.ts'],
+  },
 ];
