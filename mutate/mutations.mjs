@@ -1518,4 +1518,20 @@ export default [
     replace: "const sorted = { sort_field: 'updated_at' as const, sort_direction: 'asc' as const };",
     tests: ['test/sync/customers.updated-during-read.test.ts'],
   },
+  {
+    id: 'late-tick-dropped',
+    promise: 'A tick fired seconds late (a paused container, a busy event loop) still runs its job.',
+    file: 'src/runtime/scheduler.ts',
+    find: '      missedExecutionTolerance: LATE_TICK_TOLERANCE_MS,\n',
+    replace: '',
+    tests: ['test/runtime/scheduler.late-tick-runs.test.ts'],
+  },
+  {
+    id: 'missed-tick-unlogged',
+    promise: 'A tick overtaken by the next one of its job is logged, through the JSON log, as missed.',
+    file: 'src/runtime/scheduler.ts',
+    find: "    task.on('execution:missed', (context) => {",
+    replace: "    task.on('execution:skipped', (context) => {",
+    tests: ['test/runtime/scheduler.late-tick-runs.test.ts'],
+  },
 ];

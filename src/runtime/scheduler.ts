@@ -19,6 +19,13 @@ export interface Scheduler {
   stop(): Promise<void>;
 }
 
+/**
+ * How late a tick may fire and still run: node-cron's default (one second) drops a tick that a paused or throttled
+ * container, or a busy event loop, delays by two, which for a daily export or verify costs a whole day, with only
+ * a line on stderr. node-cron still skips a tick once the next tick of its job is due, and runs that one.
+ */
+const LATE_TICK_TOLERANCE_MS = Number.MAX_SAFE_INTEGER;
+
 /** Jobs that move the pull checkpoints: never two at once. */
 const PULLS: readonly JobName[] = ['sync', 'refresh', 'deepRefresh'];
 /** Pulls that wait for the one running, rather than skip their tick as a sync does. */
@@ -80,9 +87,18 @@ export function startScheduler(options: SchedulerOptions): Scheduler {
     launch(job);
   };
 
-  const tasks: ScheduledTask[] = JOB_NAMES.map((job) =>
-    cron.schedule(options.schedule[job], () => tick(job), { timezone: options.schedule.timezone, name: `loyalty-sync:${job}` }),
-  );
+  const tasks: ScheduledTask[] = JOB_NAMES.map((job) => {
+    const task = cron.schedule(options.schedule[job], () => tick(job), {
+      timezone: options.schedule.timezone,
+      name: `loyalty-sync:${job}`,
+      missedExecutionTolerance: LATE_TICK_TOLERANCE_MS,
+    });
+    // Only a tick overtaken by the next one of its job is missed; that next one runs.
+    task.on('execution:missed', (context) => {
+      logger.warn({ job, slot: context.date.toISOString() }, `${job}'s tick of ${context.date.toISOString()} was missed (the process was paused or busy past the next one); the next tick runs it`);
+    });
+    return task;
+  });
   logger.info({ schedule: options.schedule }, 'schedules started');
   options.health?.schedulerStarted();
 
