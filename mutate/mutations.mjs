@@ -1534,4 +1534,20 @@ export default [
     replace: "    task.on('execution:skipped', (context) => {",
     tests: ['test/runtime/scheduler.late-tick-runs.test.ts'],
   },
+  {
+    id: 'recovered-job-window-to-the-recovery',
+    promise: "A job abandoned hours ago is not proved by a same-value credit made since by someone else.",
+    file: 'src/queue/recoverStaleJobs.ts',
+    find: "locked_by = NULL, locked_at = NULL, updated_at = @endedBy",
+    replace: "locked_by = NULL, locked_at = NULL, updated_at = @at",
+    tests: ['test/queue/push.abandoned-jobs.test.ts'],
+  },
+  {
+    id: 'live-pid-holds-a-job-for-ever',
+    promise: 'A job abandoned days ago under a pid now alive on this host is recovered, and the jobs behind it go out.',
+    file: 'src/queue/worker.ts',
+    find: '    process.kill(Number(pidText), 0);\n    return aged;',
+    replace: '    process.kill(Number(pidText), 0);\n    return false;',
+    tests: ['test/queue/push.abandoned-jobs.test.ts'],
+  },
 ];

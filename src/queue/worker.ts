@@ -1,8 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 
-/** A worker on another machine cannot be probed; its running jobs count as abandoned after this long. */
-const FOREIGN_WORKER_STALE_MS = 15 * 60 * 1000;
+/**
+ * A worker on another machine cannot be probed; its running jobs count as abandoned after this long. So do
+ * those of a live-looking pid on this host: an attempt lasts minutes at most (attemptLimitMs), and a pid
+ * reused after a reboot or a wrap-around (or another user's process) would otherwise hold the job, and every
+ * later job of its customer, for ever.
+ */
+const WORKER_STALE_MS = 15 * 60 * 1000;
 
 /**
  * Workers of this process still running. Two pushes may run side by side in one process (a
@@ -36,13 +41,14 @@ export function isWorkerGone(lockedBy: string | null, lockedAt: string | null, s
   if (lockedBy === self || liveWorkers.has(lockedBy)) return false;
   const [host, pidText] = lockedBy.split(':');
   const [selfHost, selfPid] = self.split(':');
-  if (host !== selfHost) return lockedAt === null || now.getTime() - Date.parse(lockedAt) > FOREIGN_WORKER_STALE_MS;
+  const aged = lockedAt === null || now.getTime() - Date.parse(lockedAt) > WORKER_STALE_MS;
+  if (host !== selfHost) return aged;
   if (pidText === selfPid) return true;
   try {
     process.kill(Number(pidText), 0);
-    return false;
+    return aged;
   } catch (error) {
-    // EPERM: the process exists under another user, so it is alive.
-    return (error as NodeJS.ErrnoException).code === 'ESRCH';
+    // EPERM: the process exists under another user, so it is alive (and judged by age).
+    return (error as NodeJS.ErrnoException).code === 'ESRCH' || aged;
   }
 }

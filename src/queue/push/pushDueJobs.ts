@@ -7,7 +7,7 @@ import type { OpsFacts } from '../../metrics/facts.js';
 import { claimDueJobs } from '../claimDueJobs.js';
 import { getJob } from '../getJob.js';
 import { listUnknownJobs } from '../listUnknownJobs.js';
-import { recoverStaleJobs } from '../recoverStaleJobs.js';
+import { attemptLimitMs, recoverStaleJobs } from '../recoverStaleJobs.js';
 import { releaseJob } from '../releaseJob.js';
 import type { JobKind, WriteJob } from '../types.js';
 import { startWorker, stopWorker } from '../worker.js';
@@ -91,7 +91,7 @@ async function runPush(options: PushOptions, workerId: string): Promise<PushRepo
   const deps: PushDeps = { db: options.db, client: options.client, config: options.config, logger, workerId, now, unreachable: { error: null } };
   const report: PushReport = { sent: 0, succeeded: 0, reconciled: 0, retried: 0, dead: 0, unknown: 0, recovered: 0, unreachable: null, deadJobs: [] };
 
-  const recovered = recoverStaleJobs(options.db, { workerId, now: now(), othersGone: options.othersGone });
+  const recovered = recoverStaleJobs(options.db, { workerId, now: now(), attemptLimitMs: attemptLimitMs(options.config.api), othersGone: options.othersGone });
   report.recovered = recovered.length;
   for (const job of recovered) logger.warn({ jobId: job.id, kind: job.kind }, 'job left running by a worker that is gone; handled as an unclear failure');
 

@@ -42,7 +42,7 @@ export async function reconcileCredit(deps: ReconcileDeps, job: WriteJob): Promi
   if (customerId === undefined) return { proved: false, reason: `customer ${merchantId} is neither in the mirror nor findable by a known email` };
   const skew = await apiClockSkew(deps);
   const firstAttempt = Date.parse(job.firstAttemptAt ?? job.updatedAt);
-  // `updatedAt` of an unknown job is when its last attempt ended (markUnknown or recovery).
+  // `updatedAt` of an unknown job is when its last attempt ended (markUnknown), or by when it must have (recovery).
   const lastAttempt = Date.parse(job.updatedAt);
   // The attempts are dated by our clock, the transaction by the API's: the window spans both readings,
   // so that if the API's Date is the wrong one (a gateway's clock) and ours is right, the job's own
