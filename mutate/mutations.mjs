@@ -1550,4 +1550,20 @@ export default [
     replace: '    process.kill(Number(pidText), 0);\n    return false;',
     tests: ['test/queue/push.abandoned-jobs.test.ts'],
   },
+  {
+    id: 'ledger-check-failed-sync-counts-as-read',
+    promise: 'After a failed first sync of either side, verify --ledger names every difference pending and none a defect, and counts nobody balanced.',
+    file: 'src/ledger/reconcile.ts',
+    find: 'const differences = differencesOf(row, reads.transactionsCompleted);',
+    replace: 'const differences = differencesOf(row, reads.transactionsStarted !== null);',
+    tests: ['test/ledger/verify-ledger.balances-moved.test.ts'],
+  },
+  {
+    id: 'ledger-check-failed-customers-sync-a-defect',
+    promise: 'A customers stream whose syncs all failed makes differences pending, not defects.',
+    file: 'src/ledger/reconcile.ts',
+    find: "  if (!reads.customersCompleted) return 'no sync of the customers stream has completed yet: the next one reads the balances it did not';\n",
+    replace: '',
+    tests: ['test/ledger/verify-ledger.balances-moved.test.ts'],
+  },
 ];

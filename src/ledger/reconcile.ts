@@ -68,6 +68,12 @@ interface CustomerSums {
 interface Reads {
   transactionsStarted: string | null;
   customersStarted: string | null;
+  /**
+   * Whether a sync of the stream ever succeeded: before that, the mirror holds at most the part a failed or
+   * interrupted read stored, and the resumed read brings the rest.
+   */
+  transactionsCompleted: boolean;
+  customersCompleted: boolean;
   /** The next transactions sync re-reads every id created from here on (its id overlap); null when none is stored. */
   transactionsWindowMicros: number | null;
   /** The next customers sync reads every customer updated from here on; null when none is stored. */
@@ -124,7 +130,7 @@ export function checkLedger(db: Db, settings: LedgerCheckSettings): LedgerCheck 
   for (const row of rows) {
     check.customers += 1;
     check.undated_transactions += row.undated;
-    const differences = differencesOf(row, reads.transactionsStarted !== null);
+    const differences = differencesOf(row, reads.transactionsCompleted);
     if (differences.length === 0) {
       check.balanced += 1;
       continue;
@@ -165,8 +171,8 @@ function differencesOf(row: CustomerSums, transactionsRead: boolean): CustomerDi
   // A balance the record leaves out counts 0, as a points field a transaction leaves out does.
   const approved = row.points_approved ?? 0;
   const pending = row.points_pending ?? 0;
-  // Before any transactions sync, a balance of 0 only equals a sum over nothing read: it was not compared, so
-  // both are named (pending, as inFlight says why), and a check of nobody never shows as "Balanced".
+  // Before a transactions sync completes, a balance of 0 only equals a sum over nothing read: it was not
+  // compared, so both are named (pending, as inFlight says why), and a check of nobody never shows as "Balanced".
   if (!transactionsRead) return [difference('approved', approved, row.approved), difference('pending', pending, row.pending)];
   const differences: CustomerDifference[] = [];
   if (approved !== row.approved) differences.push(difference('approved', approved, row.approved));
@@ -177,12 +183,15 @@ function differencesOf(row: CustomerSums, transactionsRead: boolean): CustomerDi
 function nextReads(db: Db, settings: LedgerCheckSettings): Reads {
   // A run under way counts too: it may be storing one side right now.
   const lastStart = (stream: string): string | null => db.prepare('SELECT max(started_at) FROM sync_runs WHERE stream = ?').pluck().get(stream) as string | null;
+  const completed = (stream: string): boolean => db.prepare(`SELECT 1 FROM sync_runs WHERE stream = ? AND status = 'succeeded' LIMIT 1`).get(stream) !== undefined;
   // The very bounds the sync computes for its next read (sync/plan.ts), so "the next sync brings it" is what it does.
   const transactionsWindow = overlapStart(newestCreatedAt(db, STREAMS.transactions), settings.idOverlapHours);
   const customersWindow = updatedAtMin(newestUpdatedAt(db, STREAMS.customers), settings.updatedAtOverlapMinutes);
   return {
     transactionsStarted: lastStart('transactions'),
     customersStarted: lastStart('customers'),
+    transactionsCompleted: completed('transactions'),
+    customersCompleted: completed('customers'),
     transactionsWindowMicros: transactionsWindow === null ? null : isoToMicrosNumber(transactionsWindow),
     customersWindowMicros: customersWindow === undefined ? null : isoToMicrosNumber(customersWindow),
   };
@@ -201,6 +210,8 @@ function nextReads(db: Db, settings: LedgerCheckSettings): Reads {
 function inFlight(db: Db, row: CustomerSums, reads: Reads): string | null {
   if (reads.customersStarted === null) return 'the customers stream has never been synced: no balance to compare with';
   if (reads.transactionsStarted === null) return 'the transactions stream has never been synced';
+  if (!reads.customersCompleted) return 'no sync of the customers stream has completed yet: the next one reads the balances it did not';
+  if (!reads.transactionsCompleted) return 'no sync of the transactions stream has completed yet: the next one reads the transactions it did not';
   if (row.stored_at !== null && row.stored_at >= reads.transactionsStarted) return 'the customer changed after the last transactions sync began: the next sync reads their transactions';
   if (row.transactions_stored_at !== null && row.transactions_stored_at >= reads.customersStarted) {
     return 'a transaction of the customer was stored after the last customers sync began: the next sync reads their balance';

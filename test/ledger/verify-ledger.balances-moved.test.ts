@@ -89,4 +89,31 @@ describe('verify --ledger', () => {
     expect(check.ledger.pending.map((p) => [p.customer_id, p.balance])).toEqual([[customer.id, 'approved']]);
     db.close();
   });
+
+  it('after a failed first sync of either side, names every difference pending and none a defect, and counts nobody balanced', async () => {
+    sim = await startSimulator({ size: 'tiny', seed: 11 });
+    for (const [read, failed] of [['customers', 'transactions'], ['transactions', 'customers']] as const) {
+      const { db, path } = freshMirror();
+      const { logger } = recordingLogger();
+      const config = testConfig(sim, path);
+      const client = testClient(config, logger);
+      expect((await runSync({ db, client, config, logger, streams: [read] })).ok).toBe(true);
+      await client.close();
+      // The API unreachable for the other stream's first sync (an outage, a key without that scope).
+      const down = testConfig({ url: 'http://127.0.0.1:9', keys: sim.keys }, path);
+      const downClient = testClient(down, logger);
+      expect((await runSync({ db, client: downClient, config: down, logger, streams: [failed] })).ok).toBe(false);
+      await downClient.close();
+      expect(db.prepare(`SELECT status FROM sync_runs WHERE stream = ?`).pluck().all(failed)).toEqual(['failed']);
+
+      const result = await runCli(['verify', '--ledger', '--json'], { env: { LOYALTY_DB: path } });
+      expect(result.code, `${failed} failed: ${result.stderr}`).toBe(0);
+      const check = JSON.parse(result.stdout) as { ledger: { customers: number; balanced: number; pending: Array<{ reason: string }>; defects: unknown[] } };
+      expect(check.ledger.defects).toEqual([]);
+      expect(check.ledger.balanced).toBe(0);
+      expect(check.ledger.customers).toBeGreaterThan(0);
+      expect(new Set(check.ledger.pending.map((p) => p.reason))).toEqual(new Set([`no sync of the ${failed} stream has completed yet: the next one reads the ${failed === 'customers' ? 'balances' : 'transactions'} it did not`]));
+      db.close();
+    }
+  });
 });
