@@ -988,7 +988,7 @@ export default [
     id: 'ledger-balanced-without-transactions-read',
     promise: 'Before any transactions sync, no customer counts as balanced: verify --ledger and the report say "not reconciled", never "Balanced".',
     file: 'src/ledger/reconcile.ts',
-    find: '    const differences = differencesOf(row, reads.transactionsStarted !== null);',
+    find: '    const differences = differencesOf(row, reads.transactionsCompleted);',
     replace: '    const differences = differencesOf(row, true);',
     tests: ['test/ledger/verify-ledger.transactions-not-synced.test.ts'],
   },
