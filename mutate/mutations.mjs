@@ -1566,4 +1566,20 @@ export default [
     replace: '',
     tests: ['test/ledger/verify-ledger.balances-moved.test.ts'],
   },
+  {
+    id: 'refused-resend-of-an-order-dead',
+    promise: 'An order refused as a duplicate on resend while its lookup still answers 404 is unknown and found later, never dead.',
+    file: 'src/queue/push/processJob.ts',
+    find: "  markUnknown(deps.db, { ...failure, message: `${failure.message} (an earlier attempt may have created it; not found by merchant_id yet)`, now: deps.now() });",
+    replace: "  failJob(deps.db, { ...failure, retryAt: null, inDoubt: false, now: deps.now() });",
+    tests: ['test/queue/push.server-error-after-apply.test.ts'],
+  },
+  {
+    id: 'cancel-in-doubt-order-silent',
+    promise: 'Cancelling a queued order answered unclearly before says it may have been applied and names the order to check.',
+    file: 'src/cli/queue/cancel.ts',
+    find: '      return before.inDoubt',
+    replace: '      return false',
+    tests: ['test/queue/cancel.clears-dead-and-unknown.test.ts'],
+  },
 ];

@@ -101,4 +101,20 @@ describe('queue cancel ID', () => {
     expect(help.stdout).toContain('dead      cleared: "status --check" and the LoyaltyDeadJobs alert no longer count it');
     expect(help.stdout).toContain('unknown   it may already have been applied, so check the customer, order or review in the loyalty');
   });
+  it('cancelling a queued order answered unclearly before says an earlier attempt may have been applied, and names the order to check', async () => {
+    const write = ['queue', 'create-order', '--merchant-id', 'ord-cancel-doubt', '--customer-id', 'c-doubt', '--customer-email', 'doubt@example.com'];
+    const queued = await cli(...write, '--total', '5.00', '--total-shipping', '0.00', '--total-paid', '5.00', '--payment-status', 'paid');
+    expect(queued.code, queued.stderr).toBe(0);
+    const id = Number(/job (\d+)/.exec(queued.stdout)?.[1]);
+    // What a 502 after the order may have been created leaves: queued again, in doubt, looked up before any resend.
+    const db = openDatabase(dbPath);
+    db.prepare(`UPDATE write_jobs SET attempts = 1, in_doubt = 1, last_status = 502, last_error = 'Bad gateway' WHERE id = ?`).run(id);
+    db.close();
+    const cancelled = await cli('queue', 'cancel', String(id));
+    expect(cancelled.code).toBe(0);
+    expect(cancelled.stdout).toBe(
+      `job ${id} cancelled (an earlier attempt may have been applied: 502 Bad gateway); check order ord-cancel-doubt in the loyalty program: it will not be sent or looked up again\n`,
+    );
+    expect(state(id)).toBe('cancelled');
+  });
 });

@@ -71,3 +71,26 @@ test('an order answered 5xx is looked up by merchant_id before any resend', asyn
   expect(server!.requests.map((r) => `${r.method} ${r.url}`)).toEqual(['POST /v2/orders', 'GET /v2/orders/o-1']);
   expect(getJob(db, job.id)).toMatchObject({ state: 'succeeded' });
 });
+
+test('an order refused as a duplicate on resend, while its lookup still answers 404, is unknown and found later, never dead', async () => {
+  const order = { merchant_id: 'o-2', payment_status: 'paid' };
+  const notFound = json(404, { error: { message: 'Order not found' } });
+  const duplicate = json(422, { error: { message: 'An order with merchant_id "o-2" already exists.', code: 'duplicate_order' } });
+  // Applied, answered 502; then listed late: the lookup before the resend and the one after its refusal find nothing.
+  const { db, push, now } = await setup([badGateway, notFound, duplicate, notFound, json(200, order)]);
+  const job = queue({ db, now }, 'create_order', {
+    merchant_id: 'o-2', customer_id: 'c-1', customer_email: 'a@example.com', total: '1.00', total_shipping: '0.00', total_paid: '1.00', payment_status: 'paid',
+  });
+  const reports = [];
+  for (let run = 0; run < 2; run++) {
+    reports.push(await push());
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  expect(reports.map((report) => report.dead)).toEqual([0, 0]);
+  expect(getJob(db, job.id)).toMatchObject({ state: 'unknown' });
+  // The next push looks again, and the order is there.
+  await new Promise((resolve) => setTimeout(resolve, 20));
+  await push();
+  expect(server!.requests.map((r) => `${r.method} ${r.url}`)).toEqual(['POST /v2/orders', 'GET /v2/orders/o-2', 'POST /v2/orders', 'GET /v2/orders/o-2', 'GET /v2/orders/o-2']);
+  expect(getJob(db, job.id)).toMatchObject({ state: 'succeeded' });
+});

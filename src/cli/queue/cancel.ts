@@ -1,6 +1,7 @@
 import { openMirror, type CommandContext } from '../context.js';
 import { UsageError } from '../errors.js';
 import { cancelJob } from '../../queue/cancelJob.js';
+import { KINDS } from '../../queue/kinds.js';
 import type { WriteJob } from '../../queue/types.js';
 import { parseJobIdArgs } from './retry.js';
 
@@ -9,7 +10,8 @@ function cancelUsage(): string {
     'Usage: loyalty-sync queue cancel ID',
     '',
     'Cancels a job so it is never sent:',
-    '  queued    stopped before it goes out;',
+    '  queued    stopped before it goes out; one answered unclearly before (an order, a review) may already',
+    '            have been applied: the message names what to check;',
     '  dead      cleared: "status --check" and the LoyaltyDeadJobs alert no longer count it;',
     '  unknown   it may already have been applied, so check the customer, order or review in the loyalty',
     '            program first; cancelling stops it being sent or looked up again and clears it the same way.',
@@ -47,6 +49,11 @@ function whatItCleared(before: WriteJob): string {
       return ` (it was dead${lastAnswer(before)}); it will not be sent, and status --check no longer counts it`;
     case 'unknown':
       return ` (it was unknown${lastAnswer(before)}: it may have been applied, as checked by hand); it will not be sent or looked up again, and status --check no longer counts it`;
+    case 'queued':
+      // An order or review answered unclearly waits in the queue in doubt: cancelling does not undo an attempt that landed.
+      return before.inDoubt
+        ? ` (an earlier attempt may have been applied${lastAnswer(before)}); check ${KINDS[before.kind].target(before.payload)} in the loyalty program: it will not be sent or looked up again`
+        : '';
     default:
       return '';
   }

@@ -142,7 +142,9 @@ async function handleFailure(deps: PushDeps, job: WriteJob, error: ApiError, log
 
 /**
  * An order that may already exist was refused on resend (a duplicate, if it became visible only
- * after the lookup before sending): one more lookup settles it; a failed lookup leaves it unknown.
+ * after the lookup before sending): one more lookup settles it when it finds the order. Otherwise
+ * it stays unknown, never dead: the refusal may be the duplicate of an order the API lists late,
+ * and the spec shows no error that tells that apart. Later pushes look it up again.
  */
 async function settleRefusedOrder(deps: PushDeps, job: WriteJob, failure: Failure, logger: Logger): Promise<JobOutcome> {
   let order;
@@ -158,9 +160,9 @@ async function settleRefusedOrder(deps: PushDeps, job: WriteJob, failure: Failur
     logger.info('order refused as a resend but found by merchant_id: the earlier attempt created it');
     return 'reconciled';
   }
-  failJob(deps.db, { ...failure, retryAt: null, inDoubt: false, now: deps.now() });
-  logger.warn(`dead: ${failure.message}`);
-  return 'dead';
+  markUnknown(deps.db, { ...failure, message: `${failure.message} (an earlier attempt may have created it; not found by merchant_id yet)`, now: deps.now() });
+  logger.warn(`outcome unknown: refused on resend, and an earlier attempt may have created it: ${failure.message}`);
+  return 'unknown';
 }
 
 /** Points and claims are never resent blindly: `unknown` is committed first, then proof is sought. */
