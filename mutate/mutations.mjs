@@ -1582,4 +1582,12 @@ export default [
     replace: '      return false',
     tests: ['test/queue/cancel.clears-dead-and-unknown.test.ts'],
   },
+  {
+    id: 'sigterm-run-pushes-to-unknown',
+    promise: "A once stopped by SIGTERM still pushes its metrics to its program's Pushgateway group, not to one named unknown.",
+    file: 'src/cli/once.ts',
+    find: 'programId = await programOf(deps.client, AbortSignal.timeout(PROGRAM_LOOKUP_MS));',
+    replace: 'programId = await programOf(deps.client, signal);',
+    tests: ['test/metrics/once.pushgateway.test.ts'],
+  },
 ];

@@ -115,7 +115,9 @@ export async function onceCommand(argv: string[], ctx: CommandContext): Promise<
         ctx.stdout.write(`${outcome.ok ? 'ok  ' : 'FAIL'} ${outcome.summary}\n`);
         results.push(outcome);
       }
-      if (gateway !== undefined) programId = await programOf(deps.client, signal);
+      // Not under the shutdown signal: a run stopped by SIGTERM must still report to its program's group (a group
+      // named "unknown" would stay on the Pushgateway, and hold its alerts, for ever).
+      if (gateway !== undefined) programId = await programOf(deps.client, AbortSignal.timeout(PROGRAM_LOOKUP_MS));
       return results;
     });
     ok = outcomes.length === steps.length && outcomes.every((outcome) => outcome.ok);
@@ -202,6 +204,9 @@ async function deliver(ctx: CommandContext, registry: Registry, to: { metricsFil
 }
 
 /** The Pushgateway groups by program; the credential's identity names it. */
+/** How long the run waits for whoami to name the Pushgateway group: a few seconds inside any shutdown deadline. */
+const PROGRAM_LOOKUP_MS = 5_000;
+
 async function programOf(client: ApiClient, signal?: AbortSignal): Promise<string> {
   try {
     const identity = await client.whoami({ signal, retry: false });

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSimulator, type SimulatorHandle } from '../../src/simulator/index.js';
 import { logRecords, runCli } from '../helpers/cli.js';
+import { startCli } from '../helpers/process.js';
 import { sumOf } from '../helpers/exposition.js';
 import { pushedGroup, startPushgateway, type PrometheusTool } from '../helpers/prometheus.js';
 import { tempDir } from '../helpers/tempDir.js';
@@ -65,6 +66,26 @@ describe('once --pushgateway', () => {
 
     const failed = await runCli(['once', '--pushgateway', closedUrl], { env: envFor('not-a-key') });
     expect(failed.code).toBe(1);
+  });
+
+  it("a run stopped by SIGTERM still reports to its program's group, not to one named unknown", async () => {
+    const slow = await startSimulator({ seed: 23, size: 'small', faults: { latencyMs: 200 } });
+    try {
+      const whoami = (await (await fetch(`${slow.url}/v2/identity/whoami`, { headers: { authorization: `Bearer ${slow.keys.full}` } })).json()) as { identity: { program_id: number } };
+      const env = { ...envFor(slow.keys.full), LOYALTY_BASE_URL: slow.url, LOG_LEVEL: 'debug' };
+      const proc = startCli(['once', '--pushgateway', gateway.url.replace('http://', 'http://pusher:s3cret@')], env);
+      await proc.waitForLine((line) => typeof line.msg === 'string' && line.msg.includes('api request'));
+      proc.child.kill('SIGTERM');
+      const { code } = await proc.exited;
+      expect(code).toBe(1);
+      const pushed = await pushedGroup(gateway, { job: 'loyalty_sync', program_id: String(whoami.identity.program_id) }, AUTHORIZATION);
+      // This run's own figures (a PUT replaces the group): its syncs were cut off, so none succeeded.
+      expect(pushed.filter((sample) => sample.name === 'loyalty_sync_runs_total').length).toBeGreaterThan(0);
+      expect(sumOf(pushed, 'loyalty_sync_runs_total', { outcome: 'succeeded' })).toBe(0);
+      expect(await pushedGroup(gateway, { job: 'loyalty_sync', program_id: 'unknown' }, AUTHORIZATION)).toEqual([]);
+    } finally {
+      await slow.close();
+    }
   });
 
   it('exits 2 naming the value when the URL is not http(s)', async () => {
