@@ -238,9 +238,57 @@ describe('the alerts on syncs, the API, the queue and exports, under promtool te
           {
             eval_time: '30m',
             alertname: 'LoyaltyApiErrors',
-            exp_alerts: [alert({}, 'loyalty-sync: over 10% of API requests fail', '20% of requests to the Admin API ended in a 5xx or without an answer over the last 10 minutes.')],
+            exp_alerts: [alert({}, 'loyalty-sync: over 10% of API requests fail', '20% of requests to the Admin API ended in a 5xx or without an answer over the last 10 minutes (for a CronJob: in its last run).')],
           },
         ],
+      },
+    ]);
+  });
+
+  it("fires the API alerts for a CronJob too, whose runs push totals that stand still until the next run, and not for a run of a handful of requests", async () => {
+    // Each run's totals, pushed to the program's group and held there: every run of the hour the same.
+    const pushed = (name: string, labels: string, total: number) => ({ series: `${name}{job="loyalty_sync",program_id="7"${labels}}`, values: `${total}x60` });
+    await expectRuleTests([
+      {
+        interval: '1m',
+        input_series: [pushed('loyalty_api_requests_total', ',endpoint="/v2/orders",status="200"', 16), pushed('loyalty_api_requests_total', ',endpoint="/v2/orders",status="503"', 4)],
+        alert_rule_test: [
+          { eval_time: '5m', alertname: 'LoyaltyApiErrors', exp_alerts: [] },
+          {
+            eval_time: '30m',
+            alertname: 'LoyaltyApiErrors',
+            exp_alerts: [
+              alert({ program_id: '7' }, 'loyalty-sync: over 10% of API requests fail', '20% of requests to the Admin API ended in a 5xx or without an answer over the last 10 minutes (for a CronJob: in its last run).'),
+            ],
+          },
+        ],
+      },
+      {
+        interval: '1m',
+        input_series: [
+          pushed('loyalty_api_requests_total', ',endpoint="/v2/orders",status="200"', 12),
+          pushed('loyalty_api_requests_total', ',endpoint="/v2/orders",status="429"', 8),
+          pushed('loyalty_api_rate_limited_total', '', 8),
+        ],
+        alert_rule_test: [
+          {
+            eval_time: '30m',
+            alertname: 'LoyaltyApiRateLimitStorm',
+            exp_alerts: [
+              alert(
+                { program_id: '7' },
+                'loyalty-sync: the API answers 429 to many requests',
+                '40% of requests were rate limited over the last 10 minutes (for a CronJob: in its last run); lower api.requestsPerSecond or find the other client sharing the limit.',
+              ),
+            ],
+          },
+        ],
+      },
+      {
+        // A run with nothing new: one retried blip among a handful of requests.
+        interval: '1m',
+        input_series: [pushed('loyalty_api_requests_total', ',endpoint="/v2/orders",status="200"', 6), pushed('loyalty_api_requests_total', ',endpoint="/v2/orders",status="503"', 1)],
+        alert_rule_test: [{ eval_time: '40m', alertname: 'LoyaltyApiErrors', exp_alerts: [] }],
       },
     ]);
   });
@@ -265,7 +313,7 @@ describe('the alerts on syncs, the API, the queue and exports, under promtool te
               alert(
                 {},
                 'loyalty-sync: the API answers 429 to many requests',
-                '40% of requests were rate limited over the last 10 minutes; lower api.requestsPerSecond or find the other client sharing the limit.',
+                '40% of requests were rate limited over the last 10 minutes (for a CronJob: in its last run); lower api.requestsPerSecond or find the other client sharing the limit.',
               ),
             ],
           },
