@@ -9,16 +9,18 @@ import { LockLostError } from '../runtime/lock.js';
 import { runJobThenSave } from '../runtime/jobs.js';
 import { startScheduler } from '../runtime/scheduler.js';
 import { ShutdownDeadlineError } from '../runtime/shutdown.js';
-import { withWorker } from '../runtime/worker.js';
+import { StoppedBeforeStartError, withWorker } from '../runtime/worker.js';
 import { LeaseLostError } from '../state/errors.js';
 
 const HELP = `Usage: loyalty-sync run [--config FILE] [--metrics-listen HOST:PORT]
 
 Stays up and runs the jobs on the schedules of the config (schedule.sync, schedule.refresh,
-schedule.push, schedule.export, schedule.verify; cron expressions, 5 or 6 fields, in schedule.timezone).
+schedule.deepRefresh, schedule.push, schedule.export, schedule.verify; cron expressions, 5 or 6 fields,
+in schedule.timezone). A tick that fires late (a paused container) still runs its job.
 The scheduled verify is sampled (verify.requests requests) and read-only; it logs what it found,
 and the loyalty_verify_* metrics show it (LoyaltyVerifyDefects alerts on a defect).
-A job never overlaps itself. If another loyalty-sync holds the mirror, waits for it.
+A job never overlaps itself. If another loyalty-sync holds the mirror, waits for it (a SIGTERM or SIGINT
+meanwhile exits 0: nothing ran).
 SIGTERM or SIGINT: stop scheduling, let the work in flight commit (a sync its page, a push its jobs, an
 export its whole run) within runtime.shutdownDeadlineSeconds, close the mirror and exit 0; past the
 deadline the work is aborted (an export removes its temporary files) and the exit code is 1; a second
@@ -76,6 +78,10 @@ export async function runCommand(argv: string[], ctx: CommandContext): Promise<n
       return EXIT_FAILED;
     }
     ctx.logger.info('stopped cleanly');
+    return EXIT_OK;
+  } catch (error) {
+    if (!(error instanceof StoppedBeforeStartError)) throw error;
+    ctx.logger.info(error.message);
     return EXIT_OK;
   } finally {
     await server?.close();

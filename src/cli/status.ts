@@ -49,6 +49,8 @@ With --check, it checks instead, for probes and cron alerts: one line per findin
   exported before), the mirror first synced longer ago than that;
   or no deep refresh of orders or activities has completed for twice sync.deepRefreshIntervalHours
   (default 24, so 48 hours; or one has been under way that long without any ever completing);
+  or, with state.url, a file in the write inbox was refused (it queued nothing; its problems are in the
+  .errors.txt file beside it);
 otherwise one line and exit 0 (saying "no export yet" when there is none and none is due).
 
 Options:

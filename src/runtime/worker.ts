@@ -29,6 +29,14 @@ export interface WorkerOptions {
   health?: Health;
 }
 
+/** SIGTERM or SIGINT came while the process waited for another's writer lock: it stops having done nothing. */
+export class StoppedBeforeStartError extends Error {
+  constructor(signalMessage: string) {
+    super(`${signalMessage} while waiting for the writer lock; nothing ran`);
+    this.name = 'StoppedBeforeStartError';
+  }
+}
+
 /**
  * Opens the mirror and the client, takes the writer lock, and installs the graceful shutdown;
  * `work` gets a signal that aborts on SIGTERM/SIGINT or when the lock is lost, and `deadline`, which
@@ -73,6 +81,10 @@ export async function withWorker<T>(
       signal: shutdown.signal,
       onRenewed: (at) => health?.lockRenewed(at, leaseMs),
       onBusy: (holder) => health?.lockBusy(holder),
+    }).catch((error: unknown) => {
+      // A stop asked for while waiting for another process's lock: nothing ran, nothing was left half-done.
+      if (shutdown.signal.aborted && error === shutdown.signal.reason) throw new StoppedBeforeStartError(String((error as Error).message));
+      throw error;
     });
     if (health) lock.lost.addEventListener('abort', () => health.lockLost(), { once: true });
     try {

@@ -96,6 +96,27 @@ describe('a second run on the same mirror', () => {
   });
 });
 
+describe('a run waiting for the lock', () => {
+  it('stopped by SIGTERM while it waits, exits 0 saying nothing ran, and leaves the holder alone', async () => {
+    const first = startCli(['--config', configFile, 'run'], env());
+    await first.waitForLine((line) => line.msg === 'schedules started');
+    const second = startCli(['--config', configFile, 'run'], env());
+    try {
+      await second.waitForLine((line) => typeof line.msg === 'string' && line.msg.endsWith('Waiting for it.'));
+      second.child.kill('SIGTERM');
+      const { code } = await second.exited;
+      expect(code, second.stderr()).toBe(0);
+      expect(second.lines.some((line) => line.msg === 'received SIGTERM while waiting for the writer lock; nothing ran')).toBe(true);
+      expect(first.child.exitCode).toBeNull();
+      first.child.kill('SIGTERM');
+      expect((await first.exited).code, first.stderr()).toBe(0);
+    } finally {
+      first.child.kill('SIGKILL');
+      second.child.kill('SIGKILL');
+    }
+  });
+});
+
 describe('the writer lock lease', () => {
   it('makes a process wait for a holder on another host, and take over once that holder stops renewing', async () => {
     const db = openDatabase(join(dir, 'lease.db'));
