@@ -1598,4 +1598,20 @@ export default [
     replace: '      if (false) throw new StoppedBeforeStartError',
     tests: ['test/runtime/lock.single-instance.test.ts'],
   },
+  {
+    id: 'ledger-check-overflow-bare',
+    promise: "verify --ledger over points adding up past 2^63 stops with one sentence naming the largest transaction, not 'integer overflow'.",
+    file: 'src/ledger/reconcile.ts',
+    find: "    if (!(error instanceof Error) || error.message !== 'integer overflow') throw error;",
+    replace: '    throw error;',
+    tests: ['test/ledger/verify-ledger.points-beyond-sqlite.test.ts'],
+  },
+  {
+    id: 'balances-build-day-unnoted',
+    promise: "balances --as-of the ledger's last build day says the day had not ended at the build.",
+    file: 'src/cli/balances.ts',
+    find: '    } else if (asOf === built.lastDay) {',
+    replace: '    } else if (asOf === "never") {',
+    tests: ['test/ledger/balances.after-ledger-ends.test.ts'],
+  },
 ];

@@ -1,4 +1,4 @@
-import { balancesAsOf, lastLedgerBuild, type BalanceAsOf } from '../ledger/balancesAsOf.js';
+import { balancesAsOf, lastLedgerBuild, ledgerBuiltAt, type BalanceAsOf } from '../ledger/balancesAsOf.js';
 import { isCalendarDay } from '../ledger/localDay.js';
 import { parseCommandArgs, parseIntegerFlag } from './args.js';
 import { readMirror, type CommandContext } from './context.js';
@@ -69,6 +69,9 @@ export async function balancesCommand(argv: string[], ctx: CommandContext): Prom
     // The mirror knows no movement after its last build (today then): later days repeat its end, which may be short.
     if (asOf > built.lastDay) {
       ctx.stderr.write(`note: the points ledger ends on ${built.lastDay} (its last build): the balances as of ${asOf} are those at its end, without any movement since; run loyalty-sync sync to bring it up to date.\n`);
+    } else if (asOf === built.lastDay) {
+      // Its last day was today when it was built: the day had not ended, and later movements of it are not in it.
+      ctx.stderr.write(`note: the points ledger was last built at ${ledgerBuiltAt(db) ?? 'an unknown time'}, during ${asOf}: the balances as of ${asOf} hold its movements up to then, not the whole day; run loyalty-sync sync after the day ends for its end.\n`);
     }
     const rows = balancesAsOf(db, asOf, customer);
     if (customer !== undefined && rows.length === 0) throw new UsageError(`--customer is ${customer}; the mirror holds no customer and no transaction with that id.`);

@@ -30,6 +30,11 @@ export function lastLedgerBuild(db: Db): LedgerBuild | null {
   return build ?? null;
 }
 
+/** When the ledger was last built (ISO, this machine's clock), or null when it never was. */
+export function ledgerBuiltAt(db: Db): string | null {
+  return (db.prepare('SELECT built_at FROM ledger_state WHERE id = 1').pluck().get() as string | null | undefined) ?? null;
+}
+
 /**
  * Every customer's balances as of the end of `day` (in program.timeZone), or one customer's; by id. Every customer
  * is those the customers stream holds and those with a transaction (the customers verify --ledger checks), so a

@@ -96,32 +96,34 @@ interface Reads {
  */
 export function checkLedger(db: Db, settings: LedgerCheckSettings): LedgerCheck {
   const reads = nextReads(db, settings);
-  const rows = db
-    .prepare(
-      `WITH sums AS (
-         SELECT customer_id,
-                coalesce(sum(points_approved) FILTER (WHERE dated), 0) AS approved,
-                coalesce(sum(points_pending) FILTER (WHERE dated), 0) AS pending,
-                count(*) FILTER (WHERE NOT dated) AS undated,
-                coalesce(sum(points_approved) FILTER (WHERE NOT dated), 0) AS undated_approved,
-                coalesce(sum(points_pending) FILTER (WHERE NOT dated), 0) AS undated_pending,
-                max(_synced_at) AS stored_at
-         FROM (SELECT customer_id, points_approved, points_pending, _synced_at, ${HAS_LEDGER_DAY_SQL} AS dated
-               FROM transactions WHERE _removed_at IS NULL AND customer_id IS NOT NULL LIMIT -1)
-         GROUP BY customer_id),
-       ids AS (SELECT id FROM customers WHERE _removed_at IS NULL UNION SELECT customer_id FROM sums)
-       SELECT ids.id, c.id IS NOT NULL AS known, c.points_approved, c.points_pending, c.updated_at, c._synced_at AS stored_at,
-              coalesce(s.approved, 0) AS approved, coalesce(s.pending, 0) AS pending, coalesce(s.undated, 0) AS undated,
-              coalesce(s.undated_approved, 0) AS undated_approved, coalesce(s.undated_pending, 0) AS undated_pending, s.stored_at AS transactions_stored_at
-       FROM ids
-       LEFT JOIN customers AS c ON c.id = ids.id AND c._removed_at IS NULL
-       LEFT JOIN sums AS s ON s.customer_id = ids.id
-       ORDER BY ids.id`,
-    )
-    .all() as CustomerSums[];
+  const rows = sumsBeyondSqlite(db, () =>
+    db
+      .prepare(
+        `WITH sums AS (
+           SELECT customer_id,
+                  coalesce(sum(points_approved) FILTER (WHERE dated), 0) AS approved,
+                  coalesce(sum(points_pending) FILTER (WHERE dated), 0) AS pending,
+                  count(*) FILTER (WHERE NOT dated) AS undated,
+                  coalesce(sum(points_approved) FILTER (WHERE NOT dated), 0) AS undated_approved,
+                  coalesce(sum(points_pending) FILTER (WHERE NOT dated), 0) AS undated_pending,
+                  max(_synced_at) AS stored_at
+           FROM (SELECT customer_id, points_approved, points_pending, _synced_at, ${HAS_LEDGER_DAY_SQL} AS dated
+                 FROM transactions WHERE _removed_at IS NULL AND customer_id IS NOT NULL LIMIT -1)
+           GROUP BY customer_id),
+         ids AS (SELECT id FROM customers WHERE _removed_at IS NULL UNION SELECT customer_id FROM sums)
+         SELECT ids.id, c.id IS NOT NULL AS known, c.points_approved, c.points_pending, c.updated_at, c._synced_at AS stored_at,
+                coalesce(s.approved, 0) AS approved, coalesce(s.pending, 0) AS pending, coalesce(s.undated, 0) AS undated,
+                coalesce(s.undated_approved, 0) AS undated_approved, coalesce(s.undated_pending, 0) AS undated_pending, s.stored_at AS transactions_stored_at
+         FROM ids
+         LEFT JOIN customers AS c ON c.id = ids.id AND c._removed_at IS NULL
+         LEFT JOIN sums AS s ON s.customer_id = ids.id
+         ORDER BY ids.id`,
+      )
+      .all() as CustomerSums[],
+  );
   const check: LedgerCheck = { customers: 0, balanced: 0, pending: [], defects: [], undated_transactions: 0, unattributed_transactions: 0 };
   // First, so that a recorded check, which keeps the first defects, always names them.
-  const unattributed = unattributedSums(db);
+  const unattributed = sumsBeyondSqlite(db, () => unattributedSums(db));
   check.unattributed_transactions = unattributed.count;
   for (const [balance, points] of [['approved', unattributed.approved], ['pending', unattributed.pending]] as const) {
     // No sync gives an immutable transaction a customer later: never pending.
@@ -178,6 +180,29 @@ function differencesOf(row: CustomerSums, transactionsRead: boolean): CustomerDi
   if (approved !== row.approved) differences.push(difference('approved', approved, row.approved));
   if (pending !== row.pending) differences.push(difference('pending', pending, row.pending));
   return differences;
+}
+
+/**
+ * Runs the sums, turning SQLite's bare "integer overflow" (a customer's points adding up past 2^63, which only a
+ * broken gateway's values can) into one sentence naming the largest transaction.
+ */
+function sumsBeyondSqlite<T>(db: Db, sum: () => T): T {
+  try {
+    return sum();
+  } catch (error) {
+    if (!(error instanceof Error) || error.message !== 'integer overflow') throw error;
+    const largest = db
+      .prepare(
+        `SELECT id, customer_id, max(abs(coalesce(points_approved, 0)), abs(coalesce(points_pending, 0))) AS points FROM transactions
+         WHERE _removed_at IS NULL ORDER BY points DESC LIMIT 1`,
+      )
+      .get() as { id: number; customer_id: number | null; points: number };
+    throw new Error(
+      `verify --ledger: a customer's transactions add up past 9,223,372,036,854,775,807 points, beyond what SQLite sums; the mirror holds points ` +
+        `no program gives (the largest: transaction ${largest.id} of customer ${String(largest.customer_id)}, ${largest.points.toLocaleString('en-US')} points).`,
+      { cause: error },
+    );
+  }
 }
 
 function nextReads(db: Db, settings: LedgerCheckSettings): Reads {

@@ -17,7 +17,14 @@ describe('balances as of a day after the ledger ends', () => {
     expect(later.code, later.stderr).toBe(0);
     expect(later.stdout).toContain('7,,100,0,2026-03-01,false');
     expect(later.stderr).toContain('the points ledger ends on 2026-03-02 (its last build)');
-    const within = await runCli(['balances', '--as-of', '2026-03-02'], { env: { LOYALTY_DB: path } });
+    // The build's own day had not ended when it was built: said so.
+    const buildDay = await runCli(['balances', '--as-of', '2026-03-02'], { env: { LOYALTY_DB: path } });
+    expect(buildDay.code, buildDay.stderr).toBe(0);
+    expect(buildDay.stderr).toBe(
+      'note: the points ledger was last built at 2026-03-02T12:00:00.000Z, during 2026-03-02: the balances as of 2026-03-02 hold its movements up to then, not the whole day; run loyalty-sync sync after the day ends for its end.\n',
+    );
+    const within = await runCli(['balances', '--as-of', '2026-03-01'], { env: { LOYALTY_DB: path } });
     expect(within.stderr).toBe('');
+    expect(within.stdout).toContain('7,,100,0,2026-03-01,false');
   });
 });
