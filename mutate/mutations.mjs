@@ -1614,4 +1614,20 @@ export default [
     replace: '    } else if (asOf === "never") {',
     tests: ['test/ledger/balances.after-ledger-ends.test.ts'],
   },
+  {
+    id: 'unknown-look-ups-grind-through-a-429-storm',
+    promise: 'A look-up of an unknown job that the API keeps rate limiting ends the look-ups of this push.',
+    file: 'src/queue/push/pushDueJobs.ts',
+    find: ' || deps.rateLimited.error !== null) break;',
+    replace: ') break;',
+    tests: ['test/queue/push.server-error-after-apply.test.ts'],
+  },
+  {
+    id: 'unknown-look-up-ignores-the-stop',
+    promise: 'A push stopped while it looks up an unknown job abandons the read at once.',
+    file: 'src/queue/push/reconcile.ts',
+    find: '  if (deps.client.clock.now() === undefined) await deps.client.whoami({ signal: deps.signal });',
+    replace: '  if (deps.client.clock.now() === undefined) await deps.client.whoami();',
+    tests: ['test/queue/push.server-error-after-apply.test.ts'],
+  },
 ];

@@ -23,6 +23,13 @@ export interface PushDeps {
   now: () => Date;
   /** Set by the first job that found the API unreachable at all: the push then claims nothing more. */
   unreachable: { error: ApiError | null };
+  /**
+   * Set by the first look-up of an unknown job that the API kept rate limiting past the client's retries: the
+   * push looks up no more unknown jobs this time (each would wait out the same storm), and still sends.
+   */
+  rateLimited: { error: ApiError | null };
+  /** The push's stop: look-ups of unknown jobs are reads, safe to abandon at once. */
+  signal?: AbortSignal;
 }
 
 /** What became of one claimed job; `reconciled`: proved succeeded by a lookup after an unclear failure. */
@@ -181,7 +188,7 @@ async function settleUnknownCredit(deps: PushDeps, job: WriteJob, failure: Failu
 export async function reconcileUnknown(deps: PushDeps, job: WriteJob, logger: Logger): Promise<boolean> {
   try {
     if (job.kind === 'create_order') {
-      const order = await deps.client.getOrder(String(job.payload.merchant_id));
+      const order = await deps.client.getOrder(String(job.payload.merchant_id), { signal: deps.signal });
       if (order !== null) return completeJob(deps.db, { id: job.id, workerId: null, status: null, response: JSON.stringify({ found_by_lookup: order }), now: deps.now() });
     } else if (job.kind === 'add_points' || job.kind === 'claim_reward') {
       const proof = await reconcileCredit(deps, job);
@@ -193,8 +200,10 @@ export async function reconcileUnknown(deps: PushDeps, job: WriteJob, logger: Lo
     }
     markChecked(deps.db, job.id, deps.now());
   } catch (error) {
+    if (deps.signal?.aborted) return false;
     if (!(error instanceof ApiError)) throw error;
     if (isUnreachable(error)) deps.unreachable.error ??= error;
+    if (error.status === 429) deps.rateLimited.error ??= error;
     logger.warn(`could not reconcile: ${describeError(error)}`);
   }
   return false;

@@ -88,7 +88,17 @@ export async function pushDueJobs(options: PushOptions): Promise<PushReport> {
 async function runPush(options: PushOptions, workerId: string): Promise<PushReport> {
   const now = options.now ?? (() => new Date());
   const logger = options.logger.child({ workerId });
-  const deps: PushDeps = { db: options.db, client: options.client, config: options.config, logger, workerId, now, unreachable: { error: null } };
+  const deps: PushDeps = {
+    db: options.db,
+    client: options.client,
+    config: options.config,
+    logger,
+    workerId,
+    now,
+    unreachable: { error: null },
+    rateLimited: { error: null },
+    signal: options.signal,
+  };
   const report: PushReport = { sent: 0, succeeded: 0, reconciled: 0, retried: 0, dead: 0, unknown: 0, recovered: 0, unreachable: null, deadJobs: [] };
 
   const recovered = recoverStaleJobs(options.db, { workerId, now: now(), attemptLimitMs: attemptLimitMs(options.config.api), othersGone: options.othersGone });
@@ -97,7 +107,7 @@ async function runPush(options: PushOptions, workerId: string): Promise<PushRepo
 
   const checkedBefore = new Date(now().getTime() - RECHECK_UNKNOWN_AFTER_MS);
   for (const job of listUnknownJobs(options.db, { checkedBefore, limit: MAX_RECONCILED_PER_RUN })) {
-    if (options.signal?.aborted || deps.unreachable.error !== null) break;
+    if (options.signal?.aborted || deps.unreachable.error !== null || deps.rateLimited.error !== null) break;
     if (await reconcileUnknown(deps, job, logger.child({ jobId: job.id, kind: job.kind }))) {
       report.succeeded++;
       report.reconciled++;

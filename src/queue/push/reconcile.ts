@@ -29,6 +29,7 @@ export interface ReconcileDeps {
   logger: Logger;
   /** The clock the job's timestamps were written by. */
   now: () => Date;
+  signal?: AbortSignal;
 }
 
 /**
@@ -50,7 +51,7 @@ export async function reconcileCredit(deps: ReconcileDeps, job: WriteJob): Promi
   const since = new Date(firstAttempt + Math.min(0, skew) - CLOCK_SKEW_MARGIN_MS);
   const until = new Date(lastAttempt + Math.max(0, skew) + CLOCK_SKEW_MARGIN_MS);
   const transactions: Transaction[] = [];
-  for await (const page of deps.client.listTransactions({ customer_id: customerId, created_at_min: since.toISOString() })) {
+  for await (const page of deps.client.listTransactions({ customer_id: customerId, created_at_min: since.toISOString() }, { signal: deps.signal })) {
     transactions.push(...page.items);
   }
   // By our clock: a job of ours sent that much earlier may, by the API's, have its transaction inside.
@@ -64,7 +65,7 @@ export async function reconcileCredit(deps: ReconcileDeps, job: WriteJob): Promi
  * answer was lost), whoami, which needs no scope, is asked.
  */
 async function apiClockSkew(deps: ReconcileDeps): Promise<number> {
-  if (deps.client.clock.now() === undefined) await deps.client.whoami();
+  if (deps.client.clock.now() === undefined) await deps.client.whoami({ signal: deps.signal });
   const apiNow = deps.client.clock.now();
   if (apiNow === undefined) return 0;
   const skew = apiNow - deps.now().getTime();
@@ -79,7 +80,7 @@ async function findCustomerId(deps: ReconcileDeps, merchantId: string): Promise<
   if (mirrored !== undefined) return mirrored;
   const email = findQueuedCustomerEmail(deps.db, merchantId);
   if (email === undefined) return undefined;
-  for await (const page of deps.client.listCustomers({ email })) {
+  for await (const page of deps.client.listCustomers({ email }, { signal: deps.signal })) {
     const match = page.items.find((customer) => customer.merchant_id === merchantId);
     if (match) return match.id;
   }
