@@ -48,6 +48,8 @@ export interface DeepRefreshFact {
   lastSuccessAt: Date | null;
   /** Pages the one under way has read so far; 0 when none is under way. */
   pages: number;
+  /** When the one under way began; null when none is. */
+  startedAt: Date | null;
 }
 
 export interface ExportFact {

@@ -80,6 +80,12 @@ export function createMetrics(known?: KnownLabelValues): Metrics {
   const verifyLastOk = new Gauge({ name: 'loyalty_verify_last_run_ok', help: '1 when the last verify left no defect and verified every stream, else 0.', registers });
   const deepLastSuccess = new Gauge({ name: 'loyalty_deep_refresh_last_success_timestamp_seconds', help: 'Unix time the last deep refresh of the stream completed.', labelNames: ['stream'], registers });
   const deepPages = new Gauge({ name: 'loyalty_deep_refresh_pages', help: 'Pages the deep refresh under way has read so far; 0 when none is under way.', labelNames: ['stream'], registers });
+  const deepStarted = new Gauge({
+    name: 'loyalty_deep_refresh_started_timestamp_seconds',
+    help: 'Unix time the deep refresh under way began; absent when none is under way.',
+    labelNames: ['stream'],
+    registers,
+  });
   // A gauge without labels starts at 0 in prom-client; no sample until a time is known.
   exportLastSuccess.remove();
   oldestUnknown.remove();
@@ -181,8 +187,10 @@ export function createMetrics(known?: KnownLabelValues): Metrics {
       ledgerDefects.set(defects);
     },
     deepRefreshRead(facts) {
-      for (const { stream, lastSuccessAt, pages } of facts) {
+      for (const { stream, lastSuccessAt, pages, startedAt } of facts) {
         deepPages.set({ stream }, pages);
+        if (startedAt === null) deepStarted.remove({ stream });
+        else deepStarted.set({ stream }, startedAt.getTime() / 1000);
         if (lastSuccessAt === null) deepLastSuccess.remove({ stream });
         else deepLastSuccess.set({ stream }, lastSuccessAt.getTime() / 1000);
       }

@@ -8,6 +8,12 @@ import { loadDeepRefresh } from '../sync/deepRefreshState.js';
 export function deepRefreshFacts(db: Db, streams: readonly StreamName[]): DeepRefreshFact[] {
   return deepRefreshedStreams(streams).map((stream) => {
     const state = loadDeepRefresh(db, stream);
-    return { stream, lastSuccessAt: state.lastCompletedAt === null ? null : new Date(state.lastCompletedAt), pages: state.plan === null ? 0 : state.pages };
+    const underWay = state.plan !== null;
+    return {
+      stream,
+      lastSuccessAt: state.lastCompletedAt === null ? null : new Date(state.lastCompletedAt),
+      pages: underWay ? state.pages : 0,
+      startedAt: underWay && state.startedAt !== null ? new Date(state.startedAt) : null,
+    };
   });
 }

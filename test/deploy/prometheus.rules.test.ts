@@ -150,7 +150,40 @@ describe('the alerts on verify and the deep refresh (issue 25), under promtool t
                 exp_annotations: {
                   summary: 'loyalty-sync: no deep refresh of orders has completed for over 48 hours',
                   description:
-                    'The last deep refresh of orders completed 2d 1h 0m 0s ago, so changes to its old records (refunds, late approvals and voids) are not reaching the mirror. Check `loyalty-sync status` and the sync\'s logs.',
+                    'The last deep refresh of orders completed (or, when none ever did, the one under way began) 2d 1h 0m 0s ago, so changes to its old records (refunds, late approvals and voids) are not reaching the mirror. Check `loyalty-sync status` and the sync\'s logs.',
+                },
+              },
+            ],
+          },
+        ],
+      },
+    ]);
+    expect(result.output).toContain('SUCCESS');
+    expect(result.code).toBe(0);
+  });
+
+  it('LoyaltyDeepRefreshOverdue fires for a first deep refresh under way for 48 hours that never completed, and not for one that did', async () => {
+    const result = await ruleTests([
+      {
+        // A first deep refresh of orders began at 0 and keeps failing; activities' began at 0 too and completed at 10 hours.
+        interval: '5m',
+        input_series: [
+          { series: 'loyalty_deep_refresh_started_timestamp_seconds{stream="orders"}', values: '0+0x600' },
+          { series: 'loyalty_deep_refresh_started_timestamp_seconds{stream="activities"}', values: '0+0x120' },
+          { series: 'loyalty_deep_refresh_last_success_timestamp_seconds{stream="activities"}', values: `_x120 ${10 * 3600}+0x480` },
+        ],
+        alert_rule_test: [
+          { eval_time: '47h', alertname: 'LoyaltyDeepRefreshOverdue', exp_alerts: [] },
+          {
+            eval_time: '49h',
+            alertname: 'LoyaltyDeepRefreshOverdue',
+            exp_alerts: [
+              {
+                exp_labels: { severity: 'warning', stream: 'orders' },
+                exp_annotations: {
+                  summary: 'loyalty-sync: no deep refresh of orders has completed for over 48 hours',
+                  description:
+                    'The last deep refresh of orders completed (or, when none ever did, the one under way began) 2d 1h 0m 0s ago, so changes to its old records (refunds, late approvals and voids) are not reaching the mirror. Check `loyalty-sync status` and the sync\'s logs.',
                 },
               },
             ],

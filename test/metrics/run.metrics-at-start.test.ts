@@ -140,6 +140,8 @@ describe('run --metrics-listen after a verify, with deep refreshes behind it', (
     );
     expect(series('loyalty_deep_refresh_pages')).toContain('activities=7');
     expect(series('loyalty_deep_refresh_last_success_timestamp_seconds')).toContain(`orders=${Date.parse(now) / 1000}`);
+    // The one under way (activities') says when it began; orders has none under way.
+    expect(series('loyalty_deep_refresh_started_timestamp_seconds')).toEqual([`activities=${Date.parse(now) / 1000}`]);
 
     // (LoyaltyDeepRefreshOverdue's hours are tested on their own, in test/deploy/prometheus.rules.test.ts.)
     expect(await alertsFiring(samples, scrapedAt, 50 * MINUTE)).toEqual(['LoyaltyVerifyDefects{stream="transactions"}']);
