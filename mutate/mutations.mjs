@@ -1511,14 +1511,6 @@ export default [
     tests: ['test/unit/isoTimestamp.test.ts'],
   },
   {
-    id: 'customers-read-by-updated-at',
-    promise: 'A customer updated while a read of offset-cursor pages runs costs the mirror no other customer.',
-    file: 'src/sync/plan.ts',
-    find: "const sorted = { sort_field: 'id' as const, sort_direction: 'asc' as const };",
-    replace: "const sorted = { sort_field: 'updated_at' as const, sort_direction: 'asc' as const };",
-    tests: ['test/sync/customers.updated-during-read.test.ts'],
-  },
-  {
     id: 'late-tick-dropped',
     promise: 'A tick fired seconds late (a paused container, a busy event loop) still runs its job.',
     file: 'src/runtime/scheduler.ts',

@@ -47,12 +47,7 @@ function planStrategy(input: PlanInput): Plan {
     case 'updated-at': {
       const newest = full ? null : newestUpdatedAt(db, stream);
       const changes = strategy.refresh !== undefined;
-      // By id, not updated_at: a record updated while a pass reads would move to the end of a list by updated_at,
-      // and on a server whose cursors are offsets the row then at the page boundary would be skipped, for good
-      // when it is old (the next window starts near the update). By id an update moves nothing, and a record
-      // entering the window meanwhile is at worst read twice. Every pass completes, or resumes from its own
-      // checkpoint, before the next window is planned from what is stored, so the order is the pass's alone.
-      const sorted = { sort_field: 'id' as const, sort_direction: 'asc' as const };
+      const sorted = { sort_field: 'updated_at' as const, sort_direction: 'asc' as const };
       if (newest === null) return { passes: [{ kind: 'list', role: 'new', params: sorted }], refreshes: changes };
       if (changes && (input.forceRefresh || refreshDue(input.lastRefreshAt, now, settings.refreshIntervalHours))) {
         const params = { ...sorted, updated_at_min: lookbackStart(now, newest, settings.lookbackDays) };

@@ -69,15 +69,15 @@ describe('planning a stream run', () => {
     });
   });
 
-  it('reads customers by id ascending from the watermark minus the overlap', () => {
+  it('reads customers by updated_at ascending from the watermark minus the overlap', () => {
     const { db } = freshMirror();
-    expect(planStream(input(db, 'customers')).passes).toEqual([{ kind: 'list', role: 'new', params: { sort_field: 'id', sort_direction: 'asc' } }]);
+    expect(planStream(input(db, 'customers')).passes).toEqual([{ kind: 'list', role: 'new', params: { sort_field: 'updated_at', sort_direction: 'asc' } }]);
     db.prepare(`INSERT INTO customers (id, updated_at, raw, _synced_at, _change_seq) VALUES (1, '2026-03-09T12:00:00.000Z', '{}', 'x', 1)`).run();
     expect(planStream(input(db, 'customers')).passes).toEqual([
-      { kind: 'list', role: 'new', params: { sort_field: 'id', sort_direction: 'asc', updated_at_min: '2026-03-09T11:50:00.000Z' } },
+      { kind: 'list', role: 'new', params: { sort_field: 'updated_at', sort_direction: 'asc', updated_at_min: '2026-03-09T11:50:00.000Z' } },
     ]);
     expect(planStream(input(db, 'customers', { forceRefresh: true }))).toEqual({
-      passes: [{ kind: 'list', role: 'refresh', params: { sort_field: 'id', sort_direction: 'asc', updated_at_min: '2026-02-07T12:00:00.000Z' } }],
+      passes: [{ kind: 'list', role: 'refresh', params: { sort_field: 'updated_at', sort_direction: 'asc', updated_at_min: '2026-02-07T12:00:00.000Z' } }],
       refreshes: true,
     });
   });
