@@ -41,9 +41,11 @@ describe('the Prometheus rules files', () => {
     ]);
   });
 
-  it('reads only families the code exports (and the scrape target state `up`)', async () => {
+  it('reads only families the code exports (and the scrape target state `up`, and the Pushgateway\'s push_time_seconds)', async () => {
     const exported = await exportedSeriesNames();
     exported.add('up');
+    // The Pushgateway's own series of each group it holds: when that group was last pushed.
+    exported.add('push_time_seconds');
     for (const rule of rules) for (const name of metricNamesIn(rule.expr)) expect(exported.has(name), `${rule.alert}: ${name}`).toBe(true);
   });
 
@@ -281,10 +283,12 @@ describe('the alerts on syncs, the API, the queue and exports, under promtool te
   it("fires the API alerts for a CronJob too, whose runs push totals that stand still until the next run, and not for a run of a handful of requests", async () => {
     // Each run's totals, pushed to the program's group and held there: every run of the hour the same.
     const pushed = (name: string, labels: string, total: number) => ({ series: `${name}{job="loyalty_sync",program_id="7"${labels}}`, values: `${total}x60` });
+    // A run pushes every 15 minutes: the group's push time moves with it.
+    const pushedAt = { series: 'push_time_seconds{job="loyalty_sync",program_id="7"}', values: '0x14 900x15 1800x15 2700x15' };
     await expectRuleTests([
       {
         interval: '1m',
-        input_series: [pushed('loyalty_api_requests_total', ',endpoint="/v2/orders",status="200"', 16), pushed('loyalty_api_requests_total', ',endpoint="/v2/orders",status="503"', 4)],
+        input_series: [pushedAt, pushed('loyalty_api_requests_total', ',endpoint="/v2/orders",status="200"', 16), pushed('loyalty_api_requests_total', ',endpoint="/v2/orders",status="503"', 4)],
         alert_rule_test: [
           { eval_time: '5m', alertname: 'LoyaltyApiErrors', exp_alerts: [] },
           {
@@ -299,6 +303,7 @@ describe('the alerts on syncs, the API, the queue and exports, under promtool te
       {
         interval: '1m',
         input_series: [
+          pushedAt,
           pushed('loyalty_api_requests_total', ',endpoint="/v2/orders",status="200"', 12),
           pushed('loyalty_api_requests_total', ',endpoint="/v2/orders",status="429"', 8),
           pushed('loyalty_api_rate_limited_total', '', 8),
@@ -320,8 +325,21 @@ describe('the alerts on syncs, the API, the queue and exports, under promtool te
       {
         // A run with nothing new: one retried blip among a handful of requests.
         interval: '1m',
-        input_series: [pushed('loyalty_api_requests_total', ',endpoint="/v2/orders",status="200"', 6), pushed('loyalty_api_requests_total', ',endpoint="/v2/orders",status="503"', 1)],
+        input_series: [pushedAt, pushed('loyalty_api_requests_total', ',endpoint="/v2/orders",status="200"', 6), pushed('loyalty_api_requests_total', ',endpoint="/v2/orders",status="503"', 1)],
         alert_rule_test: [{ eval_time: '40m', alertname: 'LoyaltyApiErrors', exp_alerts: [] }],
+      },
+      {
+        // A group no run pushes again (a run whose whoami failed named it "unknown"): it stops alerting after the hour.
+        interval: '1m',
+        input_series: [
+          { series: 'push_time_seconds{job="loyalty_sync",program_id="unknown"}', values: '0x180' },
+          { series: 'loyalty_api_requests_total{job="loyalty_sync",program_id="unknown",endpoint="/v2/orders",status="200"}', values: '16x180' },
+          { series: 'loyalty_api_requests_total{job="loyalty_sync",program_id="unknown",endpoint="/v2/orders",status="503"}', values: '4x180' },
+        ],
+        alert_rule_test: [
+          { eval_time: '30m', alertname: 'LoyaltyApiErrors', exp_alerts: [alert({ program_id: 'unknown' }, 'loyalty-sync: over 10% of API requests fail', '20% of requests to the Admin API ended in a 5xx or without an answer over the last 10 minutes (for a CronJob: in its last run).')] },
+          { eval_time: '2h', alertname: 'LoyaltyApiErrors', exp_alerts: [] },
+        ],
       },
     ]);
   });
