@@ -5,6 +5,7 @@ import type { DriftEntry } from '../drift/index.js';
 import type { BigQueryField } from './csvLoaderTypes.js';
 import { DIR_MODE, FILE_MODE } from './fileSink.js';
 import type { LedgerBuild } from '../ledger/balancesAsOf.js';
+import type { Logger } from '../log.js';
 import type { InvalidValue } from './invalidValues.js';
 import { MANIFEST_DIR, pointerOf, tmpPathFor } from './layout.js';
 import { newerPublishedRun } from './pointerOrder.js';
@@ -124,17 +125,19 @@ export function isCompleteRun(kind: Manifest['kind'], tables: readonly string[])
 
 /**
  * Writes manifests/RUNID.json, then a copy as the pointer of its kind (latest.json for a complete
- * run, see pointerOf), each by atomic rename; returns the manifest's relative path.
+ * run, see pointerOf), each by atomic rename, unless the pointer names a run that began later (see
+ * newerPublishedRun), which `logger` is told; returns the manifest's relative path.
  */
-export async function writeManifest(root: string, manifest: Manifest): Promise<string> {
+export async function writeManifest(root: string, manifest: Manifest, logger: Logger): Promise<string> {
   const relative = `${MANIFEST_DIR}/${manifest.runId}.json`;
   const text = manifestText(manifest);
   await mkdir(join(root, MANIFEST_DIR), { recursive: true, mode: DIR_MODE });
   await writeAtomically(root, relative, text, manifest.runId);
   const pointer = pointerOf(manifest);
-  if (pointer !== null && newerPublishedRun(await readIfThere(join(root, MANIFEST_DIR, pointer)), manifest, Date.now()) === null) {
-    await writeAtomically(root, `${MANIFEST_DIR}/${pointer}`, text, manifest.runId);
-  }
+  if (pointer === null) return relative;
+  const newer = newerPublishedRun(await readIfThere(join(root, MANIFEST_DIR, pointer)), manifest, Date.now());
+  if (newer === null) await writeAtomically(root, `${MANIFEST_DIR}/${pointer}`, text, manifest.runId);
+  else logger.warn({ runId: manifest.runId, newer }, `${pointer} already names run ${newer}, which began after this one: it stays; this run is at ${relative}`);
   return relative;
 }
 

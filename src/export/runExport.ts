@@ -242,7 +242,7 @@ async function exportRun(options: ExportOptions & { now: Date }, run: RunContext
         await publish(file.tmpPath, file.finalPath);
         published.push(file.finalPath);
       }
-      manifestPath = join(root, await writeManifest(root, manifest));
+      manifestPath = join(root, await writeManifest(root, manifest, logger));
       localManifestWritten = true;
     }
     completeRun(db, runId, new Date().toISOString(), changeSeq, manifestPath, pending.length, outcomes);

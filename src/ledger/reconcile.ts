@@ -193,7 +193,8 @@ function sumsBeyondSqlite<T>(db: Db, sum: () => T): T {
     if (!(error instanceof Error) || error.message !== 'integer overflow') throw error;
     const largest = db
       .prepare(
-        `SELECT id, customer_id, max(abs(coalesce(points_approved, 0)), abs(coalesce(points_pending, 0))) AS points FROM transactions
+        // As REAL: abs() of the smallest integer overflows too.
+        `SELECT id, customer_id, max(abs(CAST(coalesce(points_approved, 0) AS REAL)), abs(CAST(coalesce(points_pending, 0) AS REAL))) AS points FROM transactions
          WHERE _removed_at IS NULL ORDER BY points DESC LIMIT 1`,
       )
       .get() as { id: number; customer_id: number | null; points: number };

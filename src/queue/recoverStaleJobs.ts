@@ -29,6 +29,9 @@ export function attemptLimitMs(api: Pick<Config['api'], 'requestTimeoutMs' | 're
 export function recoverStaleJobs(db: Db, options: { workerId: string; now: Date; attemptLimitMs: number; othersGone?: boolean }): WriteJob[] {
   const at = options.now.toISOString();
   const endedBy = (job: WriteJob): string => {
+    // With the state in a bucket the claim is saved before the send, and a save has no time limit: the send's
+    // end is bounded by nothing the row holds, so by the recovery, as before.
+    if (options.othersGone === true) return at;
     const claimed = job.lockedAt === null ? Number.NaN : Date.parse(job.lockedAt);
     return Number.isFinite(claimed) ? new Date(Math.min(options.now.getTime(), claimed + options.attemptLimitMs)).toISOString() : at;
   };

@@ -6,6 +6,7 @@ import { STREAM_NAMES } from '../../src/config.js';
 import type { Db } from '../../src/db/open.js';
 import type { ApiRecord } from '../../src/db/upsertRecords.js';
 import { runExport, type ExportReport, type Manifest } from '../../src/export/index.js';
+import { recordingLogger } from '../helpers/sync.js';
 import { exportConfig, fillMirror, silentLogger, tempDir, upsert } from './helpers.js';
 
 describe('manifests/latest.json after partial runs and runs of changes', () => {
@@ -71,8 +72,10 @@ describe('a run that began before the run latest.json names, and finishes after 
     const db = await fillMirror(config.db.path, 14, 'tiny');
     const now = Date.now();
     const newer = await runExport({ db, config, logger: silentLogger, formats: ['csv'], now: new Date(now) });
-    const older = await runExport({ db, config, logger: silentLogger, formats: ['csv'], now: new Date(now - 3_600_000) });
+    const { logger, records } = recordingLogger('warn');
+    const older = await runExport({ db, config, logger, formats: ['csv'], now: new Date(now - 3_600_000) });
     expect(pointer().runId).toBe(newer.runId);
+    expect(records.map((record) => record.msg)).toContain(`latest.json already names run ${newer.runId}, which began after this one: it stays; this run is at manifests/${older.runId}.json`);
     expect(JSON.parse(readFileSync(older.manifestPath, 'utf8'))).toMatchObject({ runId: older.runId, complete: true });
 
     // A run stamped by a clock days ahead does not hold latest.json until that day: the next run takes it.

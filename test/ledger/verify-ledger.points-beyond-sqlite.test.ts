@@ -18,3 +18,17 @@ it('transactions whose points add up past what SQLite sums stop verify --ledger 
     "loyalty-sync: verify --ledger: a customer's transactions add up past 9,223,372,036,854,775,807 points, beyond what SQLite sums; the mirror holds points no program gives (the largest: transaction 1 of customer 1001, 9,007,199,254,740,991 points).\n",
   );
 });
+
+it('the smallest integer SQLite holds among them is named too, not met with the same bare overflow', async () => {
+  const { db, path } = freshMirror();
+  const insert = db.prepare(
+    `INSERT INTO transactions (id, customer_id, points_approved, points_pending, resource, activity_state, created_at, raw, _synced_at, _change_seq)
+     VALUES (?, 1001, ?, 0, 'points_import', NULL, '2026-03-01T10:00:00.000Z', '{}', '2026-03-01T10:00:00.000Z', 1)`,
+  );
+  insert.run(1, -9223372036854775808n);
+  insert.run(2, -1);
+  db.close();
+  const result = await runCli(['verify', '--ledger'], { env: { LOYALTY_DB: path } });
+  expect(result.code).toBe(1);
+  expect(sentences(result.stderr)).toMatch(/^loyalty-sync: verify --ledger: a customer's transactions add up past 9,223,372,036,854,775,807 points, .*\(the largest: transaction 1 of customer 1001, /);
+});

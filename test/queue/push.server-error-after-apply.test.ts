@@ -126,3 +126,19 @@ test("a push stopped while it looks up an unknown job abandons the read at once:
   expect(server!.requests).toHaveLength(1);
   expect(getJob(db, job.id)).toMatchObject({ state: 'unknown', checkedAt: null });
 });
+
+test('an order refused on resend for a reason no duplicate gives (403: a missing scope) is dead, not unknown', async () => {
+  const notFound = json(404, { error: { message: 'Order not found' } });
+  const forbidden = json(403, { error: { message: 'This key may not create orders', code: 'forbidden' } });
+  const { db, push, now } = await setup([badGateway, notFound, forbidden, notFound]);
+  const job = queue({ db, now }, 'create_order', {
+    merchant_id: 'o-3', customer_id: 'c-1', customer_email: 'a@example.com', total: '1.00', total_shipping: '0.00', total_paid: '1.00', payment_status: 'paid',
+  });
+  const reports = [];
+  for (let run = 0; run < 2; run++) {
+    reports.push(await push());
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  expect(reports.map((report) => report.dead)).toEqual([0, 1]);
+  expect(getJob(db, job.id)).toMatchObject({ state: 'dead', lastStatus: 403 });
+});

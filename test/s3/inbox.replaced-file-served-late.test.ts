@@ -89,3 +89,21 @@ it('a replacement of the same size written within the same listed second is told
   expect(await importInbox(h.db, objects, h.logger, h.now())).toMatchObject({ imported: [], queued: 0 });
   expect(proxy.reads.length).toBe(reads);
 });
+
+it("a file from a store whose reads never carry the listing's tag (a gateway's own) is queued once and not read again", async () => {
+  const prefix = 'gateway-tags';
+  const objects = new BucketStateStore(new BucketObjects(client, { bucket, prefix, url: `s3://${bucket}/${prefix}` }, h.logger), new StoreClock(), 5 * 1024 * 1024);
+  const [customer] = usableCustomers(h.sim);
+  mirrorCustomers(h.db, [customer]);
+  const path = 'inbox/add_points/batch.csv';
+  const text = `customer_merchant_id,points,reason\n${customer.merchant_id},100,batch\n`;
+  await putText(s3, bucket, `${prefix}/${path}`, text);
+  // Every read comes with a tag of the gateway's making, never the listing's.
+  stale = { key: `${prefix}/${path}`, body: Buffer.from(text), etag: 'gateway-made-tag' };
+  expect(await importInbox(h.db, objects, h.logger, h.now())).toMatchObject({ imported: [path], queued: 1 });
+  const reads = proxy.reads.length;
+  expect(await importInbox(h.db, objects, h.logger, h.now())).toMatchObject({ imported: [], queued: 0 });
+  expect(await importInbox(h.db, objects, h.logger, h.now())).toMatchObject({ imported: [], queued: 0 });
+  expect(proxy.reads.length).toBe(reads);
+  expect(listJobs(h.db)).toHaveLength(1);
+});

@@ -149,9 +149,10 @@ async function handleFailure(deps: PushDeps, job: WriteJob, error: ApiError, log
 
 /**
  * An order that may already exist was refused on resend (a duplicate, if it became visible only
- * after the lookup before sending): one more lookup settles it when it finds the order. Otherwise
- * it stays unknown, never dead: the refusal may be the duplicate of an order the API lists late,
- * and the spec shows no error that tells that apart. Later pushes look it up again.
+ * after the lookup before sending): one more lookup settles it when it finds the order. Otherwise a
+ * refusal a duplicate could give (409, 422: the spec shows no error that tells a duplicate apart)
+ * leaves it unknown, looked up again by later pushes, as an order the API lists late; any other (a
+ * missing scope, a malformed request) is the resend's own, and the job is dead.
  */
 async function settleRefusedOrder(deps: PushDeps, job: WriteJob, failure: Failure, logger: Logger): Promise<JobOutcome> {
   let order;
@@ -166,6 +167,11 @@ async function settleRefusedOrder(deps: PushDeps, job: WriteJob, failure: Failur
     completeJob(deps.db, { id: job.id, workerId: deps.workerId, status: null, response: JSON.stringify({ found_by_lookup: order }), now: deps.now() });
     logger.info('order refused as a resend but found by merchant_id: the earlier attempt created it');
     return 'reconciled';
+  }
+  if (failure.status !== 409 && failure.status !== 422) {
+    failJob(deps.db, { ...failure, retryAt: null, inDoubt: false, now: deps.now() });
+    logger.warn(`dead: ${failure.message}`);
+    return 'dead';
   }
   markUnknown(deps.db, { ...failure, message: `${failure.message} (an earlier attempt may have created it; not found by merchant_id yet)`, now: deps.now() });
   logger.warn(`outcome unknown: refused on resend, and an earlier attempt may have created it: ${failure.message}`);

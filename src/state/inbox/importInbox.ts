@@ -2,7 +2,7 @@ import type { StateStore, StoredObject } from '../store/stateStore.js';
 import type { Db } from '../../db/open.js';
 import type { Logger } from '../../log.js';
 import { writeErrorsFiles } from './errorsFiles.js';
-import { findInboxName, listedAsBefore, type ListedAs } from './inboxNames.js';
+import { findInboxName, listedAsBefore } from './inboxNames.js';
 import { markUnlisted } from './inboxCounts.js';
 import { INBOX_FOLDER, inboxPathShape, type InboxName } from './layout.js';
 import { queueInboxFile } from './queueInboxFile.js';
@@ -47,7 +47,7 @@ export async function importInbox(db: Db, objects: StateStore, logger: Logger, n
     const read = await objects.readVersion(object.path);
     if (read === null) continue;
     const { bytes } = read;
-    const result = queueInboxFile(db, shape.place, bytes, sha256Hex(bytes), describes(object, read) ? object : undescribed(object), now);
+    const result = queueInboxFile(db, shape.place, bytes, sha256Hex(bytes), { listed: object, describesBytes: describes(object, read) }, now);
     if (result.outcome === 'imported') {
       report.imported.push(object.path);
       report.queued += result.created;
@@ -66,19 +66,11 @@ export async function importInbox(db: Db, objects: StateStore, logger: Logger, n
 
 /**
  * Whether the listing describes the bytes read: a store may list a replaced object before it serves the new bytes
- * (or serve them before it lists them). Recorded against other bytes, the listing would pass the name as read on
- * every later run, and the bytes it names would never be queued.
+ * (or serve them before it lists them). Recorded against bytes already known, the listing would pass the name as
+ * read on every later run, and the bytes it names would never be queued (queueInboxFile).
  */
 function describes(listed: StoredObject, read: { bytes: Buffer; etag?: string }): boolean {
   return listed.size === read.bytes.byteLength && (listed.etag === undefined || read.etag === undefined || listed.etag === read.etag);
-}
-
-/**
- * Recorded for bytes no listing described yet: with no modification time it matches no listing, so the next run
- * reads the name again. The size keeps the name counted as listed (inboxCounts.ts).
- */
-function undescribed(listed: StoredObject): ListedAs {
-  return { size: listed.size, modifiedMs: 0 };
 }
 
 function logReport(report: InboxReport, logger: Logger): void {

@@ -6,6 +6,12 @@ import { findInboxFile, recordImportedFile, recordRefusedFile } from './inboxFil
 import { findInboxName, pointInboxName, type ListedAs } from './inboxNames.js';
 import { inboxPath, type InboxName } from './layout.js';
 
+/** What the listing said of the name, and whether its size and tag are those of the bytes read. */
+export interface InboxListing {
+  listed: ListedAs;
+  describesBytes: boolean;
+}
+
 /**
  * What became of bytes read from an inbox name: `unchanged` when the name already held them, `repeated`
  * when another name (or this one, earlier) brought the same bytes, which are not imported again.
@@ -17,13 +23,17 @@ export type QueueOutcome = { outcome: 'imported'; created: number } | { outcome:
  * one transaction: a crash before the commit leaves nothing queued and nothing recorded, so the next run
  * imports the file again from the start; after it, the file is known and never imported twice.
  */
-export function queueInboxFile(db: Db, place: InboxName, bytes: Buffer, sha256: string, listed: ListedAs, now: Date): QueueOutcome {
+export function queueInboxFile(db: Db, place: InboxName, bytes: Buffer, sha256: string, listing: InboxListing, now: Date): QueueOutcome {
+  const { listed } = listing;
   return db
     .transaction((): QueueOutcome => {
       const known = findInboxName(db, place);
       const earlier = findInboxFile(db, place.kind, sha256);
       if (earlier !== undefined) {
-        pointInboxName(db, place, earlier.id, listed, now);
+        // Known bytes under a listing that does not describe them: maybe a read served before the replacement the
+        // listing shows. Recorded with no time, the name is read again next run. New bytes are recorded as listed
+        // whatever the tags say, so a store whose listings never agree with its reads does not read a file for ever.
+        pointInboxName(db, place, earlier.id, listing.describesBytes ? listed : { size: listed.size, modifiedMs: 0 }, now);
         return { outcome: known?.fileId === earlier.id ? 'unchanged' : 'repeated' };
       }
       const file = { kind: place.kind, sha256, size: bytes.byteLength, firstName: place.name, now };
