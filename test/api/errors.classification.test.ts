@@ -284,7 +284,8 @@ describe('requests', () => {
     })();
     const error = await failure(walk);
     expect(error.kind).toBe('permanent');
-    expect(seen).toEqual([1, 1]);
+    // The page behind the repeated cursor is not handed over: it is the first one again.
+    expect(seen).toEqual([1]);
     await client.close();
   });
 });
